@@ -1,0 +1,105 @@
+package painter
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"image/color/palette"
+	"image/draw"
+	"image/gif"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// WritePNG encodes img as PNG to w.
+func WritePNG(w io.Writer, img image.Image) error {
+	return png.Encode(w, img)
+}
+
+// WriteGIF encodes frames as an animated GIF that loops forever, showing
+// each frame for delay hundredths of a second. When all frames together use
+// at most 256 colours (hard rollouts, grey levels of a few values) the
+// palette holds exactly those colours, so the GIF is lossless; otherwise the
+// colours are mapped to the nearest of the Plan 9 palette.
+func WriteGIF(w io.Writer, frames []image.Image, delay int) error {
+	if len(frames) == 0 {
+		return fmt.Errorf("painter: WriteGIF: no frames to write")
+	}
+	pal := exactPalette(frames)
+	if pal == nil {
+		pal = palette.Plan9
+	}
+	anim := &gif.GIF{}
+	for _, f := range frames {
+		p := image.NewPaletted(f.Bounds(), pal)
+		draw.Draw(p, p.Rect, f, f.Bounds().Min, draw.Src)
+		anim.Image = append(anim.Image, p)
+		anim.Delay = append(anim.Delay, delay)
+	}
+	return gif.EncodeAll(w, anim)
+}
+
+// exactPalette returns the colours used by frames, in order of first use,
+// or nil when there are more than 256.
+func exactPalette(frames []image.Image) color.Palette {
+	seen := map[color.RGBA]bool{}
+	var pal color.Palette
+	for _, f := range frames {
+		b := f.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				c := color.RGBAModel.Convert(f.At(x, y)).(color.RGBA)
+				if seen[c] {
+					continue
+				}
+				if len(pal) == 256 {
+					return nil
+				}
+				seen[c] = true
+				pal = append(pal, c)
+			}
+		}
+	}
+	return pal
+}
+
+// SavePNG writes img to the PNG file path atomically.
+func SavePNG(path string, img image.Image) error {
+	return writeAtomic(path, func(w io.Writer) error { return WritePNG(w, img) })
+}
+
+// SaveGIF writes frames to the animated GIF file path atomically; see WriteGIF.
+func SaveGIF(path string, frames []image.Image, delay int) error {
+	return writeAtomic(path, func(w io.Writer) error { return WriteGIF(w, frames, delay) })
+}
+
+// writeAtomic writes a temporary file next to path and renames it into place,
+// so that readers never see a half-written image.
+func writeAtomic(path string, write func(io.Writer) error) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("painter: cannot write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	// CreateTemp makes the file private; images are for everyone to read.
+	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("painter: cannot write %s: %w", path, err)
+	}
+	if err = write(tmp); err != nil {
+		return fmt.Errorf("painter: encoding %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("painter: cannot write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("painter: cannot write %s: %w", path, err)
+	}
+	return nil
+}
