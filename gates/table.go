@@ -84,3 +84,16 @@ func (o Op) Grad(a, b float64) (da, db float64) {
 	c := coeffTable[o]
 	return c[1] + c[3]*b, c[2] + c[3]*a
 }
+
+// CoeffTable32 returns the relaxed coefficients of all 16 ops as float32,
+// op-major ([16][4] flattened: c0, c1, c2, c3 of False, then of And, ...),
+// the layout shaders and device buffers take.
+func CoeffTable32() []float32 {
+	t := make([]float32, 0, 4*NumOps)
+	for _, c := range coeffTable {
+		for _, v := range c {
+			t = append(t, float32(v))
+		}
+	}
+	return t
+}

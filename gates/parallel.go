@@ -1,0 +1,43 @@
+package gates
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// chunkWork is the number of gate evaluations a kernel hands to one worker at
+// a time: large enough that scheduling costs nothing, small enough that a
+// 512-row layer still splits across the cores.
+const chunkWork = 1 << 14
+
+// chunkRows returns how many rows make one chunk of a layer with gatesPerRow
+// gate evaluations per row. It depends only on the layer's shape, never on
+// the number of workers, so reductions over chunks come out bit for bit the
+// same however many goroutines run them.
+func chunkRows(gatesPerRow int) int {
+	return max(1, chunkWork/max(1, gatesPerRow))
+}
+
+// forChunks calls f(c) for every chunk c in [0, n), spread over up to
+// GOMAXPROCS goroutines. Each chunk must write only its own outputs; which
+// goroutine runs it does not matter.
+func forChunks(n int, f func(c int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for c := range n {
+			f(c)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for c := int(next.Add(1) - 1); c < n; c = int(next.Add(1) - 1) {
+				f(c)
+			}
+		})
+	}
+	wg.Wait()
+}
