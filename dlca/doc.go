@@ -1,0 +1,45 @@
+// Package dlca defines a differentiable logic cellular automaton (DiffLogic
+// CA): a grid of cells, each holding C bits, updated by one learned logic
+// circuit applied to every cell's 3x3 neighbourhood.
+//
+// # Conventions
+//
+// A state is a tensor [Batch, Height, Width, Channels], row-major, values in
+// [0, 1] (soft) or {0, 1}; cell index = (b*Height + y)*Width + x. The 3x3
+// neighbourhood is listed row-major, position n at offset (n/3-1, n%3-1), so
+// n = 4 (Centre) is the cell itself. Beyond the edge a Zero boundary reads 0
+// and a Periodic one wraps around.
+//
+// Perception: K kernels, gate layers that share one wiring (gates.Layer with
+// Groups = K), applied channel by channel, i.e. to the rows (cell, channel)
+// of the neighbourhood values [cells*C, 9]. Layer 0 is Moore-wired (gate i
+// reads a neighbour as a and the centre as b), later layers unique-wired. The
+// last kernel layer gives S bits per (channel, kernel).
+//
+// Update: a stack of unique-wired gate layers over the input
+//
+//	[own bits c = 0..C-1 | perception bit (c, s, k) at C + (c*S + s)*K + k]
+//
+// (the paper's notebook order), whose C outputs replace the state. An
+// asynchronous step keeps the old state of every cell that does not fire
+// (FireMasks).
+//
+// # Executions
+//
+// Rollout runs the soft automaton as autograd ops: one coefficient op per
+// layer per rollout (softmax of the logits, through the gate table) and one
+// fused op per step, whose kernels are the gates package's. ReferenceRollout
+// is the same computation written with autograd's general ops only, kept as
+// the definition the fused path is tested against. The hard automaton
+// (argmax gates on bits, 64 cells per machine word) runs through Netlist and
+// HardRollout.
+//
+// Model files are versioned JSON (Save, Load), described in
+// docs/model-format.md.
+//
+// # Errors
+//
+// Programmer errors (a state of the wrong shape or dtype) panic with a
+// message prefixed "dlca: ". Configs and files come from outside: Validate
+// and Load return errors that say what is wrong and what to do.
+package dlca

@@ -1,0 +1,212 @@
+package dlca
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/gates"
+)
+
+// stepOp is one whole step of the automaton (neighbourhood gather, perception,
+// update, optional fire mask) fused into a single autograd op. Its inputs are
+// the state followed by every layer's coefficients (coeffOp's outputs); its
+// backward pass runs the gates package's kernels layer by layer over the
+// activations it kept.
+type stepOp[F gates.Float] struct {
+	p    *plan
+	act  *activations[F]
+	fire []bool // per cell; nil in a synchronous step
+}
+
+func (op *stepOp[F]) Name() string { return "dlca.Step" }
+
+func (op *stepOp[F]) Forward(in []*autograd.Tensor) *autograd.Tensor {
+	p, a := op.p, op.act
+	cfg := p.m.Config
+	state := data[F](in[0])
+	gatherNeighbourhood(a.nb, state, p.g)
+	x := a.nb
+	np := len(p.m.Perception)
+	for i := range p.dims {
+		if i == np {
+			assembleUpdateInput(a.uin, state, x, p.g.cells(), cfg.Channels, cfg.Kernels, cfg.PerceptionBits())
+			x = a.uin
+		}
+		gates.ForwardSoft(a.layers[i], x, data[F](in[1+i]), p.wires[i], p.dims[i])
+		x = a.layers[i]
+	}
+	out := autograd.Zeros(in[0].DType(), in[0].Shape()...)
+	next := data[F](out)
+	copy(next, x)
+	if op.fire != nil {
+		c := cfg.Channels
+		for cell, fire := range op.fire {
+			if !fire {
+				copy(next[cell*c:(cell+1)*c], state[cell*c:(cell+1)*c])
+			}
+		}
+	}
+	return out
+}
+
+func (op *stepOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *autograd.Tensor) []*autograd.Tensor {
+	p, a := op.p, op.act
+	cfg := p.m.Config
+	c := cfg.Channels
+	dstate := autograd.ZerosLike(in[0])
+	ds := data[F](dstate)
+	g := append([]F(nil), data[F](grad)...)
+	if op.fire != nil {
+		// A cell that did not fire passed its state through unchanged.
+		for cell, fire := range op.fire {
+			for ch := cell * c; ch < (cell+1)*c; ch++ {
+				if fire {
+					ds[ch] = 0
+				} else {
+					ds[ch], g[ch] = g[ch], 0
+				}
+			}
+		}
+	}
+	grads := make([]*autograd.Tensor, len(in))
+	np := len(p.m.Perception)
+	for i := len(p.dims) - 1; i >= 0; i-- {
+		x := a.nb
+		switch {
+		case i == np:
+			x = a.uin
+		case i > 0:
+			x = a.layers[i-1]
+		}
+		dx := make([]F, len(x))
+		var sums []float64
+		if in[1+i].RequiresGrad() {
+			sums = make([]float64, 4*p.dims[i].Gates())
+		}
+		gates.BackwardSoft(dx, sums, g, x, data[F](in[1+i]), p.wires[i], p.revs[i], p.dims[i])
+		if sums != nil {
+			t := autograd.ZerosLike(in[1+i])
+			for j, v := range sums {
+				t.SetAt(j, v)
+			}
+			grads[1+i] = t
+		}
+		g = dx
+		if i == np {
+			dpercep := make([]F, len(a.layers[np-1]))
+			splitUpdateInputGrad(ds, dpercep, g, p.g.cells(), c, cfg.Kernels, cfg.PerceptionBits())
+			g = dpercep
+		}
+	}
+	addNeighbourhoodGrad(ds, g, p.g)
+	grads[0] = dstate
+	return grads
+}
+
+// Workspace keeps the activation buffers of a rollout so that the next
+// rollout of the same shape reuses them instead of allocating. A Workspace
+// must not be shared by two rollouts whose graphs are alive at once: the
+// second overwrites what the first needs for its backward pass.
+type Workspace struct {
+	key   grid
+	steps []any // *activations[F] per step
+}
+
+func (w *Workspace) step(t int, p *plan, dtype autograd.DType) any {
+	if w == nil {
+		return nil
+	}
+	if w.key != p.g {
+		w.key, w.steps = p.g, nil
+	}
+	for len(w.steps) <= t {
+		w.steps = append(w.steps, nil)
+	}
+	return w.steps[t]
+}
+
+// RolloutOptions configure Model.Rollout. The zero value is a synchronous
+// rollout that keeps no workspace.
+type RolloutOptions struct {
+	// Async makes each cell fire with probability Config.FireRate per step;
+	// the fire masks come from FireMasks(Seed, ...).
+	Async bool
+	Seed  uint64
+	// Workspace, if not nil, holds the activation buffers across rollouts.
+	Workspace *Workspace
+	// After, if not nil, is called after every step t (1-based) with the
+	// new state; it may return a replacement (a damaged state, say), which
+	// should not require a gradient.
+	After func(t int, state *autograd.Tensor) *autograd.Tensor
+}
+
+// Rollout runs the soft automaton for steps steps from state [B, H, W, C]
+// (values in [0, 1]) and returns the final state. When recording is on and
+// the logits or the state require a gradient, the rollout is recorded as one
+// op per step and Backward reaches every logit through all the steps.
+// Rollout panics if state is not [B, H, W, Channels] or of the model's dtype.
+func (m *Model) Rollout(state *autograd.Tensor, steps int, opt RolloutOptions) *autograd.Tensor {
+	g := gridOf("Rollout", state, m.Config.Channels, m.Config.Boundary)
+	if state.DType() != m.DType() {
+		panic(fmt.Sprintf("dlca: Rollout: %v state for a %v model", state.DType(), m.DType()))
+	}
+	if steps < 0 {
+		panic(fmt.Sprintf("dlca: Rollout: %d steps", steps))
+	}
+	p := newPlan(m, g)
+	coeffs := m.coefficients()
+	var masks *FireMasks
+	if opt.Async {
+		masks = NewFireMasks(opt.Seed, m.Config.FireRate)
+	}
+	for t := range steps {
+		var fire []bool
+		if masks != nil {
+			fire = masks.Next(g.cells())
+		}
+		if m.DType() == autograd.Float64 {
+			state = applyStep[float64](p, opt.Workspace, t, fire, state, coeffs)
+		} else {
+			state = applyStep[float32](p, opt.Workspace, t, fire, state, coeffs)
+		}
+		if opt.After != nil {
+			state = opt.After(t+1, state)
+		}
+	}
+	return state
+}
+
+func applyStep[F gates.Float](p *plan, ws *Workspace, t int, fire []bool, state *autograd.Tensor, coeffs []*autograd.Tensor) *autograd.Tensor {
+	act, _ := ws.step(t, p, state.DType()).(*activations[F])
+	if act == nil || !act.fits(p) {
+		act = newActivations[F](p)
+		if ws != nil {
+			ws.steps[t] = act
+		}
+	}
+	return autograd.Apply(&stepOp[F]{p: p, act: act, fire: fire}, append([]*autograd.Tensor{state}, coeffs...)...)
+}
+
+// FireMasks draws the asynchronous fire masks: for each step in turn, one
+// draw per cell in (batch, row, column) order, the cell firing when
+// rand.Float64() < rate, from rand.NewPCG(seed, 0). The soft and the hard
+// rollouts use it alike, so both see the same masks for the same seed.
+type FireMasks struct {
+	rng  *rand.Rand
+	rate float64
+}
+
+// NewFireMasks returns the mask source for seed and fire rate.
+func NewFireMasks(seed uint64, rate float64) *FireMasks {
+	return &FireMasks{rng: rand.New(rand.NewPCG(seed, 0)), rate: rate}
+}
+
+// Next returns the next step's mask over cells cells.
+func (f *FireMasks) Next(cells int) []bool {
+	m := make([]bool, cells)
+	for i := range m {
+		m[i] = f.rng.Float64() < f.rate
+	}
+	return m
+}

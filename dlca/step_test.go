@@ -1,0 +1,109 @@
+package dlca
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/dlca/dlca/autograd"
+)
+
+// TestRolloutGradientsMatchFiniteDifferences checks backpropagation through
+// time: for L(theta) = sum (final[...,0] - target)^2 after 3 steps, every
+// analytical dL/dlogit and dL/dstate0 agrees with the central difference
+// (L(theta+h) - L(theta-h)) / 2h, in float64.
+func TestRolloutGradientsMatchFiniteDifferences(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		b     Boundary
+		async bool
+	}{
+		{"zero", Zero, false},
+		{"periodic", Periodic, false},
+		{"periodic-async", Periodic, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := tinyModel(t, tinyConfig(tc.b), 3)
+			state := randomState(autograd.Float64, 4, 2, 4, 4, 2).SetRequiresGrad(true)
+			target := randomState(autograd.Float64, 5, 2, 4, 4, 1)
+			opt := RolloutOptions{Async: tc.async, Seed: 9}
+			loss := func() float64 {
+				var v float64
+				autograd.NoGrad(func() { v = sse(m.Rollout(state, 3, opt), target).Item() })
+				return v
+			}
+			if err := sse(m.Rollout(state, 3, opt), target).Backward(); err != nil {
+				t.Fatal(err)
+			}
+			const h = 1e-6
+			check := func(name string, p *autograd.Tensor) {
+				g := p.Grad()
+				if g == nil {
+					t.Fatalf("%s: no gradient", name)
+				}
+				nonzero := 0
+				for i := range p.Len() {
+					x := p.At(i)
+					p.SetAt(i, x+h)
+					up := loss()
+					p.SetAt(i, x-h)
+					down := loss()
+					p.SetAt(i, x)
+					want := (up - down) / (2 * h)
+					if got := g.At(i); math.Abs(got-want) > 1e-6+1e-5*math.Abs(want) {
+						t.Fatalf("%s[%d]: backprop %.9g, finite difference %.9g", name, i, got, want)
+					}
+					if math.Abs(want) > 1e-9 {
+						nonzero++
+					}
+				}
+				if nonzero == 0 {
+					t.Fatalf("%s: every gradient is zero; the check proves nothing", name)
+				}
+			}
+			for i, p := range m.Params() {
+				check(fmt.Sprintf("logits of %s", m.Layers()[i].Name), p)
+			}
+			check("state", state)
+		})
+	}
+}
+
+// TestRolloutMatchesReference holds the fused step to the composed-autograd
+// reference: same final state and same gradients, in both boundaries.
+func TestRolloutMatchesReference(t *testing.T) {
+	for _, b := range []Boundary{Zero, Periodic} {
+		t.Run(b.String(), func(t *testing.T) {
+			m := tinyModel(t, tinyConfig(b), 11)
+			ref := m.Clone()
+			target := randomState(autograd.Float64, 5, 2, 4, 4, 1)
+			s1 := randomState(autograd.Float64, 6, 2, 4, 4, 2).SetRequiresGrad(true)
+			s2 := s1.Clone().SetRequiresGrad(true)
+			got := m.Rollout(s1, 3, RolloutOptions{})
+			want := ref.ReferenceRollout(s2, 3)
+			assertClose(t, "final state", got, want, 1e-12)
+			if err := sse(got, target).Backward(); err != nil {
+				t.Fatal(err)
+			}
+			if err := sse(want, target).Backward(); err != nil {
+				t.Fatal(err)
+			}
+			for i, p := range m.Params() {
+				assertClose(t, "gradient of "+m.Layers()[i].Name, p.Grad(), ref.Params()[i].Grad(), 1e-10)
+			}
+			assertClose(t, "gradient of the state", s1.Grad(), s2.Grad(), 1e-10)
+		})
+	}
+}
+
+func assertClose(t *testing.T, what string, got, want *autograd.Tensor, tol float64) {
+	t.Helper()
+	if got.Len() != want.Len() {
+		t.Fatalf("%s: %d values, want %d", what, got.Len(), want.Len())
+	}
+	for i := range got.Len() {
+		if d := math.Abs(got.At(i) - want.At(i)); d > tol*(1+math.Abs(want.At(i))) {
+			t.Fatalf("%s[%d] = %.12g, want %.12g", what, i, got.At(i), want.At(i))
+		}
+	}
+}
