@@ -1,0 +1,36 @@
+// Package gpu runs DiffLogic CA training on a GPU through WebGPU
+// (github.com/cogentcore/webgpu, which links wgpu-native): a headless device,
+// buffers, one WGSL kernel per file under shaders/, and an Engine for bptt
+// that keeps every activation of the rollout on the device.
+//
+// # Devices
+//
+// Open picks an adapter without a window: a discrete GPU first, then an
+// integrated one, then a CPU implementation such as Mesa's lavapipe, and asks
+// for that adapter's own limits rather than WebGPU's small defaults. When no
+// adapter exists it returns ErrNoAdapter, whose message names the Debian
+// packages that provide a Vulkan driver. lavapipe computes correct results
+// slowly: use it to check correctness, never to measure speed.
+//
+// # Kernels and their CPU twins
+//
+// Every kernel has a CPU twin of the same name (see Kernels): the GPU method
+// records a dispatch; the CPU method computes the same thing with the gates
+// and dlca packages' own CPU code where it exists. Tests run one body against
+// both. Kernels never use float atomics: gradients that several threads would
+// add to one place are gathered through reverse indices instead, and
+// reductions run in a fixed order, so results are deterministic.
+//
+// # Layouts
+//
+// All data is float32, row-major, as in the gates package: a gate layer reads
+// x [rows, In] (shared by its groups) or [rows, Groups, In] and writes
+// [rows, Groups, Out]; its logits are [Groups, Out, 16]. Uniform structs
+// mirrored in WGSL have explicit padding to 16 bytes and a size test.
+//
+// # Errors
+//
+// Device failures (no adapter, out of memory, a shader that does not compile)
+// are returned as errors. Programmer errors (mismatched lengths, a layer with
+// no gates) panic with a message prefixed "gpu: ".
+package gpu

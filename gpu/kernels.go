@@ -1,0 +1,224 @@
+package gpu
+
+import (
+	"github.com/dlca/dlca/gates"
+)
+
+// Kernels is every kernel of the package as a function on host slices, so a
+// test body can run against the GPU and against its CPU twin (CPU) alike.
+// Each method is named after its shader file (GateForward runs
+// gate_forward.wgsl) and takes and returns data in the kernel's layout.
+type Kernels interface {
+	// Name is "cpu" or "gpu", for test names.
+	Name() string
+	// GateCoeffs returns softmax(logits) ([n][16]) and the gates' relaxed
+	// coefficients ([n][4]).
+	GateCoeffs(logits []float32) (probs, coeffs []float32, err error)
+	// GateForward applies a gate layer with coefficients coeffs
+	// ([Groups][Out][4]) to x, in gates.Dims' layouts.
+	GateForward(x, coeffs []float32, w gates.Wiring, d gates.Dims) ([]float32, error)
+	// GateBackwardInput returns dL/dx given gy = dL/dy.
+	GateBackwardInput(x, gy, coeffs []float32, w gates.Wiring, d gates.Dims) ([]float32, error)
+	// GateSums returns the four per-gate sums over the rows,
+	// (sum gy, sum gy*a, sum gy*b, sum gy*a*b), [Groups][Out][4].
+	GateSums(x, gy []float32, w gates.Wiring, d gates.Dims) ([]float32, error)
+	// GateLogitGrad returns dL/dlogits from the probabilities and the sums.
+	GateLogitGrad(probs, sums []float32) ([]float32, error)
+	// ClipValue returns g clamped to [-limit, limit].
+	ClipValue(g []float32, limit float32) ([]float32, error)
+	// AdamW runs one AdamW step per entry of grads from params and zero
+	// moments, and returns the final parameters.
+	AdamW(cfg AdamWConfig, params []float32, grads [][]float32) ([]float32, error)
+}
+
+// GPU runs Kernels on a device, one program (one submission) per call.
+type GPU struct{ D *Device }
+
+// Name returns "gpu".
+func (GPU) Name() string { return "gpu" }
+
+// oneShot is a program with the buffers it reads and writes, run once: it
+// keeps the first error and frees everything at close.
+type oneShot struct {
+	d    *Device
+	p    *Program
+	bufs []*Buffer
+	ran  bool
+	err  error
+}
+
+func (k GPU) start() *oneShot { return &oneShot{d: k.D, p: k.D.NewProgram()} }
+
+// in allocates a buffer of max(n, len(data)) elements holding data.
+func (s *oneShot) in(label string, data []float32, n int) *Buffer {
+	if s.err != nil {
+		return &Buffer{Label: label, N: max(n, len(data))}
+	}
+	b, err := s.d.NewBuffer(label, max(n, len(data)))
+	if s.record(err) {
+		return &Buffer{Label: label, N: max(n, len(data))}
+	}
+	s.bufs = append(s.bufs, b)
+	s.record(Write(s.d, b, data))
+	return b
+}
+
+func (s *oneShot) inU32(label string, data []uint32) *Buffer {
+	b, err := NewBufferFrom(s.d, label, data)
+	if s.record(err) {
+		return &Buffer{Label: label, N: len(data)}
+	}
+	s.bufs = append(s.bufs, b)
+	return b
+}
+
+// record keeps err if it is the first; it reports whether an error is held.
+func (s *oneShot) record(err error) bool {
+	if s.err == nil {
+		s.err = err
+	}
+	return s.err != nil
+}
+
+// read runs the program (once) and reads back b's first n elements.
+func (s *oneShot) read(b *Buffer, n int) []float32 {
+	if s.err != nil {
+		return nil
+	}
+	if !s.ran {
+		s.ran = true
+		if s.record(s.p.Run()) {
+			return nil
+		}
+	}
+	out, err := Read[float32](s.d, b, n)
+	s.record(err)
+	return out
+}
+
+func (s *oneShot) close() {
+	s.p.Release()
+	for _, b := range s.bufs {
+		b.Release()
+	}
+}
+
+// gates allocates model-wide per-gate buffers for n gates from host arrays.
+func (s *oneShot) gates(n int, logits, probs, coeffs, sums []float32) *Gates {
+	return &Gates{N: n,
+		Logits: s.in("logits", logits, 16*n), Probs: s.in("probs", probs, 16*n),
+		Coeffs: s.in("coeffs", coeffs, 4*n), Sums: s.in("sums", sums, 4*n), Grads: s.in("grads", nil, 16*n)}
+}
+
+// layer uploads a layer's wiring for the one-shot program.
+func (s *oneShot) layer(w gates.Wiring, d gates.Dims) *Layer {
+	if s.err != nil {
+		return &Layer{In: d.In, Out: d.Out, Groups: d.Groups}
+	}
+	l, err := s.d.NewLayer("layer", d.In, d.Groups, w, 0)
+	if s.record(err) {
+		return &Layer{In: d.In, Out: d.Out, Groups: d.Groups}
+	}
+	s.bufs = append(s.bufs, l.wiring, l.revStart, l.revSlot)
+	return l
+}
+
+// GateCoeffs runs gate_coeffs.wgsl.
+func (k GPU) GateCoeffs(logits []float32) (probs, coeffs []float32, err error) {
+	s := k.start()
+	defer s.close()
+	n := len(logits) / gates.NumOps
+	g := s.gates(n, logits, nil, nil, nil)
+	if s.err == nil {
+		s.record(s.p.GateCoeffs(g))
+	}
+	probs, coeffs = s.read(g.Probs, 16*n), s.read(g.Coeffs, 4*n)
+	return probs, coeffs, s.err
+}
+
+// GateForward runs gate_forward.wgsl.
+func (k GPU) GateForward(x, coeffs []float32, w gates.Wiring, d gates.Dims) ([]float32, error) {
+	s := k.start()
+	defer s.close()
+	g := s.gates(d.Gates(), nil, nil, coeffs, nil)
+	l := s.layer(w, d)
+	bx, by := s.in("x", x, 0), s.in("y", nil, d.YLen())
+	if s.err == nil {
+		s.record(s.p.GateForward(l, g, d.Rows, d.SharedInput, bx, by))
+	}
+	return s.read(by, d.YLen()), s.err
+}
+
+// GateBackwardInput runs gate_backward_input.wgsl.
+func (k GPU) GateBackwardInput(x, gy, coeffs []float32, w gates.Wiring, d gates.Dims) ([]float32, error) {
+	s := k.start()
+	defer s.close()
+	g := s.gates(d.Gates(), nil, nil, coeffs, nil)
+	l := s.layer(w, d)
+	bx, bgy, bgx := s.in("x", x, 0), s.in("gy", gy, 0), s.in("gx", nil, d.XLen())
+	if s.err == nil {
+		s.record(s.p.GateBackwardInput(l, g, d.Rows, d.SharedInput, bx, bgy, bgx))
+	}
+	return s.read(bgx, d.XLen()), s.err
+}
+
+// GateSums runs gate_sums.wgsl on zeroed sums.
+func (k GPU) GateSums(x, gy []float32, w gates.Wiring, d gates.Dims) ([]float32, error) {
+	s := k.start()
+	defer s.close()
+	g := s.gates(d.Gates(), nil, nil, nil, nil)
+	l := s.layer(w, d)
+	bx, bgy := s.in("x", x, 0), s.in("gy", gy, 0)
+	if s.err == nil {
+		s.record(s.p.GateSums(l, g, d.Rows, d.SharedInput, bx, bgy))
+	}
+	return s.read(g.Sums, 4*d.Gates()), s.err
+}
+
+// GateLogitGrad runs gate_logit_grad.wgsl on zeroed gradients.
+func (k GPU) GateLogitGrad(probs, sums []float32) ([]float32, error) {
+	s := k.start()
+	defer s.close()
+	n := len(sums) / 4
+	g := s.gates(n, nil, probs, nil, sums)
+	if s.err == nil {
+		s.record(s.p.GateLogitGrad(g))
+	}
+	return s.read(g.Grads, 16*n), s.err
+}
+
+// ClipValue runs clip_value.wgsl.
+func (k GPU) ClipValue(g []float32, limit float32) ([]float32, error) {
+	s := k.start()
+	defer s.close()
+	b := s.in("grads", g, 0)
+	if s.err == nil {
+		s.record(s.p.ClipValue(b, len(g), limit))
+	}
+	return s.read(b, len(g)), s.err
+}
+
+// AdamW runs adamw.wgsl once per gradient, one submission per step.
+func (k GPU) AdamW(cfg AdamWConfig, params []float32, grads [][]float32) ([]float32, error) {
+	s := k.start()
+	defer s.close()
+	bp, bg := s.in("params", params, 0), s.in("grads", nil, len(params))
+	if s.err != nil {
+		return nil, s.err
+	}
+	o, err := k.D.NewAdamW(len(params), cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer o.Release()
+	if s.record(s.p.AdamW(o, bp, bg)) {
+		return nil, s.err
+	}
+	for _, g := range grads {
+		s.record(Write(k.D, bg, g))
+		s.record(o.Advance(k.D))
+		s.record(s.p.Run())
+	}
+	s.ran = true
+	return s.read(bp, len(params)), s.err
+}

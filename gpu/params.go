@@ -1,0 +1,33 @@
+package gpu
+
+// The structs below mirror the uniform structs of the WGSL kernels, field for
+// field, 4 bytes each, padded with blank fields to a multiple of 16 bytes
+// (the uniform address space's alignment). params_test.go checks the sizes.
+
+// countParams mirrors CountParams in gate_coeffs.wgsl and gate_logit_grad.wgsl.
+type countParams struct {
+	N uint32
+	_ [3]uint32
+}
+
+// gateParams mirrors GateParams in gate_forward.wgsl,
+// gate_backward_input.wgsl and gate_sums.wgsl.
+type gateParams struct {
+	Rows, In, Out, Groups    uint32
+	XRowStride, XGroupStride uint32
+	GateBase                 uint32 // the layer's first gate in model-wide per-gate buffers
+	_                        uint32
+}
+
+// clipParams mirrors ClipParams in clip_value.wgsl.
+type clipParams struct {
+	N     uint32
+	Limit float32
+	_     [2]uint32
+}
+
+// adamParams mirrors AdamParams in adamw.wgsl.
+type adamParams struct {
+	N                 uint32
+	Beta1, Beta2, Eps float32
+}

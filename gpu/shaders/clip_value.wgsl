@@ -1,0 +1,26 @@
+// clip_value.wgsl: gradient clipping by value, g = clamp(g, -limit, limit),
+// in place.
+//
+// Entry point: main; workgroup size 64; one invocation per element.
+// Bindings (group 0):
+//   0 uniform ClipParams (Go: clipParams)
+//   1 storage rw grads: array<f32>, [n]
+
+struct ClipParams {
+    n: u32,
+    limit: f32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: ClipParams;
+@group(0) @binding(1) var<storage, read_write> grads: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * 64u;
+    if (i >= params.n) {
+        return;
+    }
+    grads[i] = clamp(grads[i], -params.limit, params.limit);
+}

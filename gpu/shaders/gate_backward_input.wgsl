@@ -1,0 +1,76 @@
+// gate_backward_input.wgsl: gradient of a gate layer's input, gathered
+// through the reverse index (WGSL has no float atomics, and a gather in a
+// fixed order is deterministic): for each input j,
+//   gx[r, g, j] = sum over gates o reading j as a: gy[r, g, o] * (c1 + c3*b)
+//               + sum over gates o reading j as b: gy[r, g, o] * (c2 + c3*a).
+// When the groups share x (x_group_stride = 0), gx[r, j] also sums over the
+// groups, in increasing g.
+//
+// Entry point: main; workgroup size 64; one invocation per element of gx.
+// Bindings (group 0):
+//   0 uniform GateParams (Go: gateParams)
+//   1 storage read  wiring: array<u32>, [out][2] = (A[o], B[o])
+//   2 storage read  rev_start: array<u32>, [in + 1]: input j's entries are
+//                   rev_entry[rev_start[j] .. rev_start[j+1]]
+//   3 storage read  rev_entry: array<u32>, [2*out]: 2*o + 0 (read as a) or
+//                   2*o + 1 (read as b), increasing
+//   4 storage read  coeffs: array<f32>, [all gates][4]
+//   5 storage read  x: array<f32>, layout as in gate_forward.wgsl
+//   6 storage read  gy: array<f32>, [rows][groups][out]
+//   7 storage rw    gx: array<f32>, the layout of x
+
+struct GateParams {
+    rows: u32,
+    in_width: u32,
+    out: u32,
+    groups: u32,
+    x_row_stride: u32,
+    x_group_stride: u32,
+    gate_base: u32,
+    _pad0: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: GateParams;
+@group(0) @binding(1) var<storage, read> wiring: array<u32>;
+@group(0) @binding(2) var<storage, read> rev_start: array<u32>;
+@group(0) @binding(3) var<storage, read> rev_entry: array<u32>;
+@group(0) @binding(4) var<storage, read> coeffs: array<f32>;
+@group(0) @binding(5) var<storage, read> x: array<f32>;
+@group(0) @binding(6) var<storage, read> gy: array<f32>;
+@group(0) @binding(7) var<storage, read_write> gx: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * 64u;
+    let shared_x = params.x_group_stride == 0u;
+    let x_groups = select(params.groups, 1u, shared_x);
+    if (i >= params.rows * x_groups * params.in_width) {
+        return;
+    }
+    let j = i % params.in_width;
+    let rg = i / params.in_width; // r * x_groups + gx_group
+    let r = rg / x_groups;
+    var g_first = rg % x_groups;
+    var g_end = g_first + 1u;
+    if (shared_x) {
+        g_first = 0u;
+        g_end = params.groups;
+    }
+    var total = 0.0;
+    for (var g = g_first; g < g_end; g++) {
+        let xbase = r * params.x_row_stride + g * params.x_group_stride;
+        let ybase = (r * params.groups + g) * params.out;
+        for (var e = rev_start[j]; e < rev_start[j + 1u]; e++) {
+            let o = rev_entry[e] / 2u;
+            let c = (params.gate_base + g * params.out + o) * 4u;
+            var d: f32;
+            if ((rev_entry[e] & 1u) == 0u) {
+                d = coeffs[c + 1u] + coeffs[c + 3u] * x[xbase + wiring[2u * o + 1u]];
+            } else {
+                d = coeffs[c + 2u] + coeffs[c + 3u] * x[xbase + wiring[2u * o]];
+            }
+            total += gy[ybase + o] * d;
+        }
+    }
+    gx[i] = total;
+}

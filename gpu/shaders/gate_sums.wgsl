@@ -1,0 +1,70 @@
+// gate_sums.wgsl: the four per-gate sums that the logit gradient needs,
+//   S[g, o] += (sum gy, sum gy*a, sum gy*b, sum gy*a*b) over all rows r,
+// added to what S already holds so that the sums accumulate over the steps
+// of a rollout (the engine clears S once per iteration). Each gate's sum is
+// reduced by one workgroup in a fixed order: invocation t adds rows t, t+64,
+// ... in turn, then a tree over the 64 partial sums. The result does not
+// depend on scheduling: deterministic.
+//
+// Entry point: main; workgroup size 64; one workgroup per gate (groups*out).
+// Bindings (group 0):
+//   0 uniform GateParams (Go: gateParams)
+//   1 storage read  wiring: array<u32>, [out][2] = (A[o], B[o])
+//   2 storage read  x: array<f32>, layout as in gate_forward.wgsl
+//   3 storage read  gy: array<f32>, [rows][groups][out]
+//   4 storage rw    sums: array<f32>, [all gates][4]; gate (g, o) of this
+//                   layer is gate_base + g*out + o
+
+struct GateParams {
+    rows: u32,
+    in_width: u32,
+    out: u32,
+    groups: u32,
+    x_row_stride: u32,
+    x_group_stride: u32,
+    gate_base: u32,
+    _pad0: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: GateParams;
+@group(0) @binding(1) var<storage, read> wiring: array<u32>;
+@group(0) @binding(2) var<storage, read> x: array<f32>;
+@group(0) @binding(3) var<storage, read> gy: array<f32>;
+@group(0) @binding(4) var<storage, read_write> sums: array<f32>;
+
+var<workgroup> partial: array<vec4<f32>, 64>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) t: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let go = wid.x + wid.y * nwg.x; // g * out + o
+    let n_gates = params.groups * params.out;
+    var s = vec4<f32>(0.0);
+    if (go < n_gates) {
+        let g = go / params.out;
+        let o = go % params.out;
+        let ia = wiring[2u * o];
+        let ib = wiring[2u * o + 1u];
+        for (var r = t; r < params.rows; r += 64u) {
+            let xbase = r * params.x_row_stride + g * params.x_group_stride;
+            let a = x[xbase + ia];
+            let b = x[xbase + ib];
+            let d = gy[r * n_gates + go];
+            s += vec4<f32>(d, d * a, d * b, d * a * b);
+        }
+    }
+    partial[t] = s;
+    workgroupBarrier();
+    for (var half = 32u; half > 0u; half /= 2u) {
+        if (t < half) {
+            partial[t] += partial[t + half];
+        }
+        workgroupBarrier();
+    }
+    if (t == 0u && go < n_gates) {
+        let k = (params.gate_base + go) * 4u;
+        sums[k] += partial[0].x;
+        sums[k + 1u] += partial[0].y;
+        sums[k + 2u] += partial[0].z;
+        sums[k + 3u] += partial[0].w;
+    }
+}

@@ -1,0 +1,49 @@
+package gpu
+
+import (
+	"fmt"
+	"io/fs"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var bindingDecl = regexp.MustCompile(`@binding\((\d+)\)`)
+
+// TestShaderHeaders checks that every kernel file opens with its own name and
+// documents its entry point, workgroup size and every binding it declares.
+func TestShaderHeaders(t *testing.T) {
+	names, err := fs.Glob(shaders, "shaders/*.wgsl")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no shaders embedded: %v", err)
+	}
+	for _, path := range names {
+		src, _ := shaders.ReadFile(path)
+		text := string(src)
+		name := strings.TrimPrefix(path, "shaders/")
+		if !strings.HasPrefix(text, "// "+name+":") {
+			t.Errorf("%s does not start with %q", path, "// "+name+":")
+		}
+		for _, want := range []string{"Entry point: main", "workgroup size 64", "@workgroup_size(64)"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: no %q", path, want)
+			}
+		}
+		for _, m := range bindingDecl.FindAllStringSubmatch(text, -1) {
+			if !strings.Contains(text, fmt.Sprintf("//   %s ", m[1])) {
+				t.Errorf("%s: binding %s is not described in the header", path, m[1])
+			}
+		}
+	}
+}
+
+// TestShadersCompile builds every kernel's pipeline on the device.
+func TestShadersCompile(t *testing.T) {
+	d := testDevice(t)
+	names, _ := fs.Glob(shaders, "shaders/*.wgsl")
+	for _, path := range names {
+		if _, err := d.pipeline(strings.TrimPrefix(path, "shaders/")); err != nil {
+			t.Error(err)
+		}
+	}
+}
