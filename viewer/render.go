@@ -1,0 +1,172 @@
+package viewer
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/math/fixed"
+
+	"github.com/dlca/dlca/viewer/painter"
+)
+
+var (
+	backgroundColour = color.RGBA{22, 22, 26, 255}
+	panelColour      = color.RGBA{36, 36, 42, 255}
+	textColour       = color.RGBA{225, 225, 225, 255}
+	dimColour        = color.RGBA{150, 150, 160, 255}
+	softColour       = color.RGBA{90, 160, 255, 255}
+	hardColour       = color.RGBA{255, 140, 60, 255}
+	overlayColour    = color.RGBA{0, 0, 0, 220} // premultiplied: mostly opaque black
+)
+
+// lineHeight is the text line spacing of basicfont.Face7x13, in pixels.
+const lineHeight = 14
+
+// Render returns the current picture, composing it only when something
+// changed since the last call. The image is reused by later calls. A
+// pending screenshot is written from exactly the returned picture.
+func (a *App) Render() *image.RGBA {
+	if a.frame == nil || a.frame.Rect.Size() != a.size {
+		a.frame = image.NewRGBA(image.Rectangle{Max: a.size})
+		a.drawn = -1
+	}
+	if a.drawn != a.version {
+		a.compose(a.frame)
+		a.drawn = a.version
+	}
+	if msg, took := a.shots.take(a.frame); took {
+		a.message = msg
+		a.version++
+	}
+	return a.frame
+}
+
+func (a *App) compose(dst *image.RGBA) {
+	fill(dst, dst.Rect, backgroundColour)
+	if a.sim != nil {
+		painter.PaintAt(dst, a.gridRect.Min, a.sim.Frame(), a.view)
+	} else {
+		drawText(dst, image.Pt(margin, margin), textColour, "waiting for the first model...")
+	}
+	if p := a.panelRect(); !p.Empty() {
+		a.drawPanel(dst, p)
+	}
+	if a.help {
+		a.drawHelp(dst)
+	}
+}
+
+// drawPanel draws the figures and, for a live run, the loss curve.
+func (a *App) drawPanel(dst *image.RGBA, r image.Rectangle) {
+	fill(dst, r, panelColour)
+	t := textBox{dst: dst, at: r.Min.Add(image.Pt(margin, margin))}
+	if a.opt.Title != "" {
+		t.line(textColour, a.opt.Title)
+	}
+	state := "running"
+	if a.paused {
+		state = "paused"
+	}
+	t.line(textColour, fmt.Sprintf("step %d  %s  %d steps/s", a.steps, state, a.Speed()))
+	t.line(textColour, fmt.Sprintf("%s  %s  %s", pick(a.mode.Hard, "hard", "soft"), pick(a.mode.Async, "async", "sync"), a.channelName()))
+	if f := a.Frame(); f.H > 0 {
+		t.line(dimColour, fmt.Sprintf("grid %dx%d, %d channels, x%d", f.H, f.W, f.C, a.scale))
+	}
+	if a.live != nil {
+		a.drawTraining(&t, r)
+	}
+	if a.message != "" {
+		t.line(textColour, a.message)
+	}
+	t.line(dimColour, "F1: keys")
+}
+
+func (a *App) drawTraining(t *textBox, r image.Rectangle) {
+	p := a.stats.latest
+	t.skip()
+	switch {
+	case a.stats.ended && a.stats.err != nil:
+		t.line(hardColour, "training failed:")
+		t.line(hardColour, a.stats.err.Error())
+	case a.stats.ended:
+		t.line(textColour, "training stopped")
+	default:
+		t.line(textColour, "training")
+	}
+	t.line(textColour, fmt.Sprintf("iteration %d / %d", p.Iter, p.Iters))
+	t.line(softColour, fmt.Sprintf("soft loss %.4g", p.SoftLoss))
+	t.line(hardColour, fmt.Sprintf("hard loss %.4g", p.HardLoss))
+	t.line(textColour, fmt.Sprintf("active gates %d", p.ActiveGates))
+	rate := 0.0
+	if s := p.Elapsed.Seconds(); s > 0 {
+		rate = float64(p.Iter) / s
+	}
+	t.line(textColour, fmt.Sprintf("%.2f iterations/s", rate))
+	plot := image.Rect(r.Min.X+margin, t.at.Y+4, r.Max.X-margin, t.at.Y+4+plotHeight)
+	if plot.Max.Y < r.Max.Y-2*lineHeight {
+		drawLossPlot(t.dst, plot, a.stats.soft, a.stats.hard)
+		t.at.Y = plot.Max.Y + 6
+	}
+}
+
+func (a *App) channelName() string {
+	if a.view.RGB {
+		return "channels 0-2 as RGB"
+	}
+	return fmt.Sprintf("channel %d", a.view.Channel)
+}
+
+// drawHelp lists the keys over the grid area.
+func (a *App) drawHelp(dst *image.RGBA) {
+	lines := []string{"keys"}
+	for _, b := range Bindings {
+		lines = append(lines, fmt.Sprintf("%-6s %s", b.Label, b.Help))
+	}
+	lines = append(lines, "drag   wipe cells with the mouse")
+	box := image.Rect(0, 0, 7*44+2*margin, len(lines)*lineHeight+2*margin)
+	box = box.Add(image.Pt(margin, margin))
+	draw.Draw(dst, box.Intersect(dst.Rect), image.NewUniform(overlayColour), image.Point{}, draw.Over)
+	t := textBox{dst: dst, at: box.Min.Add(image.Pt(margin, margin))}
+	for _, l := range lines {
+		t.line(textColour, l)
+	}
+}
+
+// textBox writes lines of text downwards from at.
+type textBox struct {
+	dst *image.RGBA
+	at  image.Point
+}
+
+func (t *textBox) line(c color.RGBA, s string) {
+	drawText(t.dst, t.at, c, s)
+	t.at.Y += lineHeight
+}
+
+func (t *textBox) skip() { t.at.Y += lineHeight / 2 }
+
+// drawText writes s with its top-left corner at p.
+func drawText(dst *image.RGBA, p image.Point, c color.RGBA, s string) {
+	d := font.Drawer{
+		Dst:  dst,
+		Src:  image.NewUniform(c),
+		Face: basicfont.Face7x13,
+		Dot:  fixed.P(p.X, p.Y+basicfont.Face7x13.Ascent),
+	}
+	d.DrawString(s)
+}
+
+func fill(dst *image.RGBA, r image.Rectangle, c color.RGBA) {
+	draw.Draw(dst, r, image.NewUniform(c), image.Point{}, draw.Src)
+}
+
+func pick(cond bool, yes, no string) string {
+	if cond {
+		return yes
+	}
+	return no
+}
