@@ -1,0 +1,145 @@
+package autograd
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// gradCase is one gradient check: f applied to inputs made by in.
+type gradCase struct {
+	name string
+	in   func(rng *rand.Rand) []*Tensor
+	f    func(x []*Tensor) *Tensor
+}
+
+func inputs(ts ...*Tensor) []*Tensor { return ts }
+
+// TestGradCheckOps checks every op's backward rule against central finite
+// differences in float64.
+func TestGradCheckOps(t *testing.T) {
+	for _, c := range gradCases() {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, 11))
+			if err := CheckGrad(c.f, c.in(rng), 1e-6, 1e-6); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func gradCases() []gradCase {
+	u := func(shape ...int) func(*rand.Rand) *Tensor {
+		return func(r *rand.Rand) *Tensor { return uniform(r, -1, 1, shape...) }
+	}
+	pos := func(shape ...int) func(*rand.Rand) *Tensor {
+		return func(r *rand.Rand) *Tensor { return uniform(r, 0.5, 2, shape...) }
+	}
+	nz := func(shape ...int) func(*rand.Rand) *Tensor {
+		return func(r *rand.Rand) *Tensor { return awayFromZero(r, shape...) }
+	}
+	dist := func(shape ...int) func(*rand.Rand) *Tensor {
+		return func(r *rand.Rand) *Tensor { return distinct(r, shape...) }
+	}
+	in := func(gens ...func(*rand.Rand) *Tensor) func(*rand.Rand) []*Tensor {
+		return func(r *rand.Rand) []*Tensor {
+			ts := make([]*Tensor, len(gens))
+			for i, g := range gens {
+				ts[i] = g(r)
+			}
+			return ts
+		}
+	}
+	one := func(f func(*Tensor) *Tensor) func([]*Tensor) *Tensor {
+		return func(x []*Tensor) *Tensor { return f(x[0]) }
+	}
+	two := func(f func(a, b *Tensor) *Tensor) func([]*Tensor) *Tensor {
+		return func(x []*Tensor) *Tensor { return f(x[0], x[1]) }
+	}
+	return []gradCase{
+		// Broadcasting arithmetic: d(a+b) sums back over broadcast axes.
+		{"Add/same", in(u(2, 3), u(2, 3)), two(Add)},
+		{"Add/[3,1,5]+[3,4,5]", in(u(3, 1, 5), u(3, 4, 5)), two(Add)},
+		{"Add/[4]+[3,4]", in(u(4), u(3, 4)), two(Add)},
+		{"Add/scalar+[2,3]", in(u(), u(2, 3)), two(Add)},
+		{"Sub/[3,1]-[1,4]", in(u(3, 1), u(1, 4)), two(Sub)},
+		{"Mul/[2,1,3]*[4,1]", in(u(2, 1, 3), u(4, 1)), two(Mul)},
+		{"Div/[3,4]/[4]", in(u(3, 4), nz(4)), two(Div)},
+		{"Pow/tensor exponent", in(pos(2, 3), u(2, 3)), two(Pow)},
+		{"Pow/broadcast exponent", in(pos(2, 3), u(3)), two(Pow)},
+		{"Maximum", in(dist(3, 4), u(4)), two(Maximum)},
+		{"Minimum", in(dist(3, 4), u(3, 1)), two(Minimum)},
+		{"Neg", in(u(5)), one(Neg)},
+		{"AddScalar", in(u(2, 2)), one(func(a *Tensor) *Tensor { return AddScalar(a, 3) })},
+		{"SubScalar", in(u(2, 2)), one(func(a *Tensor) *Tensor { return SubScalar(a, 3) })},
+		{"RSubScalar", in(u(2, 2)), one(func(a *Tensor) *Tensor { return RSubScalar(a, 3) })},
+		{"MulScalar", in(u(2, 2)), one(func(a *Tensor) *Tensor { return MulScalar(a, -2.5) })},
+		{"DivScalar", in(u(2, 2)), one(func(a *Tensor) *Tensor { return DivScalar(a, 4) })},
+		{"PowScalar/3", in(u(2, 2)), one(func(a *Tensor) *Tensor { return PowScalar(a, 3) })},
+		{"PowScalar/0.5", in(pos(2, 2)), one(func(a *Tensor) *Tensor { return PowScalar(a, 0.5) })},
+		{"Square", in(u(3)), one(Square)},
+		{"Reused/a*a", in(u(4)), one(func(a *Tensor) *Tensor { return Mul(a, a) })},
+		{"Reused/diamond", in(u(4)), one(func(a *Tensor) *Tensor { b := Exp(a); return Add(Mul(b, a), Sin(b)) })},
+
+		// Elementwise.
+		{"Abs", in(nz(6)), one(Abs)},
+		{"Exp", in(u(6)), one(Exp)},
+		{"Log", in(pos(6)), one(Log)},
+		{"Log2", in(pos(6)), one(Log2)},
+		{"Log10", in(pos(6)), one(Log10)},
+		{"Sqrt", in(pos(6)), one(Sqrt)},
+		{"Sin", in(u(6)), one(Sin)},
+		{"Cos", in(u(6)), one(Cos)},
+		{"Tanh", in(u(6)), one(Tanh)},
+		{"Sigmoid", in(u(6)), one(Sigmoid)},
+		{"Relu", in(nz(6)), one(Relu)},
+		{"LeakyRelu", in(nz(6)), one(func(a *Tensor) *Tensor { return LeakyRelu(a, 0.1) })},
+		{"Gelu", in(u(6)), one(Gelu)},
+		{"GeluTanh", in(u(6)), one(GeluTanh)},
+		{"Silu", in(u(6)), one(Silu)},
+		{"Softplus", in(u(6)), one(Softplus)},
+		{"Clamp", in(dist(8)), one(func(a *Tensor) *Tensor { return Clamp(a, -0.45, 0.25) })},
+		{"Where", in(u(3, 4), u(4)), two(func(a, b *Tensor) *Tensor { return Where(Gt(a, Zeros(Float64)), a, b) })},
+
+		// Reductions.
+		{"Sum/all", in(u(2, 3, 4)), one(func(a *Tensor) *Tensor { return Sum(a, false) })},
+		{"Sum/axes 0,2", in(u(2, 3, 4)), one(func(a *Tensor) *Tensor { return Sum(a, false, 0, 2) })},
+		{"Sum/keepdim -1", in(u(2, 3, 4)), one(func(a *Tensor) *Tensor { return Sum(a, true, -1) })},
+		{"Mean/axis 1", in(u(2, 3, 4)), one(func(a *Tensor) *Tensor { return Mean(a, false, 1) })},
+		{"Var/axis 1", in(u(2, 5, 3)), one(func(a *Tensor) *Tensor { return Var(a, 1, false, 1) })},
+		{"Var/all population", in(u(4, 3)), one(func(a *Tensor) *Tensor { return Var(a, 0, true) })},
+		{"Max/axis 0", in(dist(4, 3)), one(func(a *Tensor) *Tensor { return Max(a, false, 0) })},
+		{"Max/all", in(dist(2, 3, 2)), one(func(a *Tensor) *Tensor { return Max(a, false) })},
+		{"Min/axes 1,2 keepdim", in(dist(2, 3, 2)), one(func(a *Tensor) *Tensor { return Min(a, true, 1, 2) })},
+		{"LogSumExp/axis 1", in(u(3, 4)), one(func(a *Tensor) *Tensor { return LogSumExp(a, false, 1) })},
+		{"LogSumExp/all keepdim", in(u(3, 4)), one(func(a *Tensor) *Tensor { return LogSumExp(a, true) })},
+		{"Softmax/axis -1", in(u(3, 4)), one(func(a *Tensor) *Tensor { return Softmax(a, -1) })},
+		{"Softmax/axis 0", in(u(3, 2, 2)), one(func(a *Tensor) *Tensor { return Softmax(a, 0) })},
+		{"LogSoftmax/axis 1", in(u(2, 3, 2)), one(func(a *Tensor) *Tensor { return LogSoftmax(a, 1) })},
+
+		// Shape and index ops.
+		{"Reshape", in(u(2, 6)), one(func(a *Tensor) *Tensor { return Mul(Reshape(a, 3, -1), Reshape(a, 3, 4)) })},
+		{"Narrow", in(u(3, 5)), one(func(a *Tensor) *Tensor { return Narrow(a, 1, 1, 3) })},
+		{"Cat", in(u(2, 3), u(2, 1), u(2, 2)), func(x []*Tensor) *Tensor { return Cat(1, x[0], x[1], x[2]) }},
+		{"Cat/axis 0", in(u(1, 3), u(2, 3)), two(func(a, b *Tensor) *Tensor { return Cat(0, a, b) })},
+		{"Stack", in(u(2, 3), u(2, 3)), two(func(a, b *Tensor) *Tensor { return Stack(1, a, b) })},
+		{"IndexSelect/repeats", in(u(4, 3)), one(func(a *Tensor) *Tensor { return IndexSelect(a, 0, []int{3, 0, 3, 1}) })},
+		{"IndexSelect/axis 1", in(u(2, 4, 2)), one(func(a *Tensor) *Tensor { return IndexSelect(a, 1, []int{2, 2}) })},
+		{"IndexAdd", in(u(3, 2), u(4, 2)), two(func(a, b *Tensor) *Tensor { return IndexAdd(a, 0, []int{0, 2, 0, 1}, b) })},
+		{"Gather", in(u(3, 4)), one(func(a *Tensor) *Tensor { return Gather(a, 1, []int{3, 3, 0, 1, 2, 1}) })},
+		{"ScatterAdd", in(u(2, 4), u(2, 3)), two(func(a, b *Tensor) *Tensor { return ScatterAdd(a, 1, []int{0, 0, 3, 1, 2, 1}, b) })},
+		{"Permute", in(u(2, 3, 4)), one(func(a *Tensor) *Tensor { return Permute(a, 2, 0, 1) })},
+		{"Transpose", in(u(2, 3)), one(func(a *Tensor) *Tensor { return Transpose(a, 0, 1) })},
+		{"Expand", in(u(3, 1)), one(func(a *Tensor) *Tensor { return Expand(a, 2, 3, 4) })},
+		{"Pad", in(u(2, 3)), one(func(a *Tensor) *Tensor { return Pad(a, 0.5, 1, 2, 0, 1) })},
+		{"Unsqueeze/Squeeze", in(u(2, 3)), one(func(a *Tensor) *Tensor { return Squeeze(Unsqueeze(Exp(a), 1), 1) })},
+	}
+}
+
+// TestGradCheckCast checks Cast through float32 on a linear function, where
+// a large eps keeps float32 rounding out of the finite difference.
+func TestGradCheckCast(t *testing.T) {
+	f := func(x []*Tensor) *Tensor { return Cast(MulScalar(Cast(x[0], Float32), 3), Float64) }
+	if err := CheckGrad(f, []*Tensor{New64([]float64{0.5, -1, 2}, 3)}, 1e-2, 1e-4); err != nil {
+		t.Fatal(err)
+	}
+}

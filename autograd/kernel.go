@@ -1,0 +1,144 @@
+package autograd
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Float is the element type of tensor storage. Every element loop is written
+// once over Float and instantiated for float32 and float64.
+type Float interface{ ~float32 | ~float64 }
+
+// parallelMin is the smallest amount of work (elements) worth splitting
+// across goroutines; below it the loop runs on the calling goroutine.
+const parallelMin = 1 << 15
+
+// parallelFor calls body on the disjoint ranges [lo, hi) covering [0, n).
+// Large loops are split into one fixed-size chunk per CPU. Callers only use
+// it where every index writes its own outputs, so the result does not depend
+// on the split (each reduction is computed whole by one goroutine).
+func parallelFor(n int, body func(lo, hi int)) {
+	parallelForCost(n, 1, body)
+}
+
+// parallelForCost is parallelFor for loops whose iterations each cost about
+// cost elements of work.
+func parallelForCost(n, cost int, body func(lo, hi int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if n*max(cost, 1) < parallelMin || workers < 2 || n < 2 {
+		body(0, n)
+		return
+	}
+	workers = min(workers, n)
+	chunk := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// mapSlice sets dst[i] = f(src[i]), computing in float64.
+func mapSlice[T Float](dst, src []T, f func(float64) float64) {
+	parallelFor(len(dst), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dst[i] = T(f(float64(src[i])))
+		}
+	})
+}
+
+// mapUnary returns f applied to every element of t, with t's dtype and shape.
+// It records nothing.
+func mapUnary(t *Tensor, f func(float64) float64) *Tensor {
+	out := ZerosLike(t)
+	if t.dtype == Float64 {
+		mapSlice(out.f64, t.f64, f)
+	} else {
+		mapSlice(out.f32, t.f32, f)
+	}
+	return out
+}
+
+// mapBinary returns f(a, b) elementwise over the broadcast shape of a and b.
+// It records nothing. It panics naming op when the shapes do not broadcast
+// or the dtypes differ.
+func mapBinary(op string, a, b *Tensor, f func(x, y float64) float64) *Tensor {
+	checkDType(op, a, b)
+	shape := broadcastShapes(op, a.shape, b.shape)
+	out := Zeros(a.dtype, shape...)
+	if a.dtype == Float64 {
+		binaryKernel(out.f64, a.f64, b.f64, shape, a.shape, b.shape, f)
+	} else {
+		binaryKernel(out.f32, a.f32, b.f32, shape, a.shape, b.shape, f)
+	}
+	return out
+}
+
+// binaryKernel computes dst = f(a, b) over the broadcast shape. The loop runs
+// over rows of the last dimension; each input's row offset comes from its
+// broadcast strides (0 along a broadcast dimension).
+func binaryKernel[T Float](dst, a, b []T, shape, aShape, bShape []int, f func(x, y float64) float64) {
+	if len(dst) == 0 {
+		return
+	}
+	if sameShape(aShape, bShape) {
+		parallelFor(len(dst), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				dst[i] = T(f(float64(a[i]), float64(b[i])))
+			}
+		})
+		return
+	}
+	sa, sb := broadcastStrides(aShape, shape), broadcastStrides(bShape, shape)
+	nd := len(shape)
+	inner := 1
+	var ia, ib int
+	if nd > 0 {
+		inner = shape[nd-1]
+		ia, ib = sa[nd-1], sb[nd-1]
+	}
+	rows := len(dst) / inner
+	parallelForCost(rows, inner, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			oa, ob := rowOffset(r, shape, sa), rowOffset(r, shape, sb)
+			row := dst[r*inner : (r+1)*inner]
+			for j := range row {
+				row[j] = T(f(float64(a[oa+j*ia]), float64(b[ob+j*ib])))
+			}
+		}
+	})
+}
+
+// rowOffset returns the storage offset of row r (an index over all but the
+// last dimension of shape) in a tensor with the given strides.
+func rowOffset(r int, shape, strides []int) int {
+	off := 0
+	for d := len(shape) - 2; d >= 0; d-- {
+		off += (r % shape[d]) * strides[d]
+		r /= shape[d]
+	}
+	return off
+}
+
+// stridesOf returns the row-major strides of shape.
+func stridesOf(shape []int) []int {
+	s := make([]int, len(shape))
+	acc := 1
+	for d := len(shape) - 1; d >= 0; d-- {
+		s[d] = acc
+		acc *= shape[d]
+	}
+	return s
+}
+
+// convert copies src into dst, converting the element type.
+func convert[D, S Float](dst []D, src []S) {
+	for i, v := range src {
+		dst[i] = D(v)
+	}
+}
