@@ -60,7 +60,7 @@ func referenceLayer(l *gates.Layer, x *autograd.Tensor) *autograd.Tensor {
 			table.SetAt(o*4+j, v)
 		}
 	}
-	probs := autograd.Softmax(l.Logits, -1)                                          // [G, Out, 16]
+	probs := autograd.Softmax(l.Logits, -1)                                            // [G, Out, 16]
 	coef := autograd.Sum(autograd.Mul(autograd.Unsqueeze(probs, -1), table), false, 2) // [G, Out, 4]
 	ia, ib := ints(l.Wiring.A), ints(l.Wiring.B)
 	var a, b *autograd.Tensor

@@ -1,0 +1,87 @@
+package dlca
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/gates"
+)
+
+// hardened returns a copy of m whose logits are 50 on each gate's argmax op
+// and 0 elsewhere: its soft rollout on bits is the hard rollout, up to
+// e^-50, which rounds away.
+func hardened(m *Model) *Model {
+	h := m.Clone()
+	for _, l := range h.Layers() {
+		for g, op := range l.HardOps() {
+			for o := range gates.NumOps {
+				v := 0.0
+				if gates.Op(o) == op {
+					v = 50
+				}
+				l.Logits.SetAt(g*gates.NumOps+o, v)
+			}
+		}
+	}
+	return h
+}
+
+func randomBits(seed uint64, b, h, w, c int) *Bits {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	s := NewBits(b, h, w, c)
+	for i := range s.Cells() {
+		for k := range c {
+			s.Planes[k][i/64] |= uint64(rng.IntN(2)) << (i % 64)
+		}
+	}
+	return s
+}
+
+// TestCircuitMatchesSoftRolloutOfOneHotModel: the netlist run on bits gives
+// exactly the soft rollout of the same model with one-hot gate choices, on
+// a grid whose cells do not fill the last word, sync and async, both
+// boundaries.
+func TestCircuitMatchesSoftRolloutOfOneHotModel(t *testing.T) {
+	for _, tc := range []struct {
+		b     Boundary
+		async bool
+	}{{Zero, false}, {Periodic, false}, {Zero, true}, {Periodic, true}} {
+		t.Run(fmt.Sprintf("%v-async=%v", tc.b, tc.async), func(t *testing.T) {
+			m := tinyModel(t, tinyConfig(tc.b), 21)
+			start := randomBits(1, 3, 5, 7, 2) // 105 cells: two words, the second partial
+			got := m.Circuit().Rollout(start, 4, HardOptions{Async: tc.async, Seed: 5})
+			var want *autograd.Tensor
+			autograd.NoGrad(func() {
+				want = hardened(m).Rollout(start.Tensor(autograd.Float64), 4, RolloutOptions{Async: tc.async, Seed: 5})
+			})
+			w := BitsOf(want)
+			for c := range w.Planes {
+				for i := range w.Planes[c] {
+					if got.Planes[c][i] != w.Planes[c][i] {
+						t.Fatalf("channel %d word %d: circuit %064b, soft one-hot %064b", c, i, got.Planes[c][i], w.Planes[c][i])
+					}
+				}
+			}
+			if m.Netlist().NumInputs != 9*2 || len(m.Netlist().Outputs) != 2 {
+				t.Fatalf("netlist shape: %d inputs, %d outputs", m.Netlist().NumInputs, len(m.Netlist().Outputs))
+			}
+		})
+	}
+}
+
+// A freshly initialised model passes values through (every gate's argmax is
+// A), so its circuit has no gates: each output is some input, reached by
+// following the a-wires.
+func ExampleModel_Netlist() {
+	cfg := Config{Height: 16, Width: 16, Channels: 2, Kernels: 4, KernelLayers: []int{9, 8, 4, 2},
+		UpdateLayers: []int{12, 6, 3, 2}, PassThrough: 10, FireRate: 0.6}
+	m, err := New(cfg, autograd.Float32)
+	if err != nil {
+		panic(err)
+	}
+	nl := m.Netlist()
+	fmt.Println(nl.NumInputs, len(nl.Gates), len(nl.Outputs), nl.Outputs[0] < int32(nl.NumInputs))
+	// Output: 18 0 2 true
+}
