@@ -6,51 +6,12 @@ import (
 	"github.com/dlca/dlca/gates"
 )
 
-// wordOp applies the op bitwise to 64 samples at once. It is the one
-// hand-written form of the ops in this package, kept because it is the
-// simulator's hot path; TestKernelsMatchTruth ties it (and applyOp) to
-// gates.Op.Truth on every corner.
-func wordOp(o gates.Op, a, b uint64) uint64 {
-	switch o {
-	case gates.False:
-		return 0
-	case gates.And:
-		return a & b
-	case gates.AAndNotB:
-		return a &^ b
-	case gates.A:
-		return a
-	case gates.NotAAndB:
-		return b &^ a
-	case gates.B:
-		return b
-	case gates.Xor:
-		return a ^ b
-	case gates.Or:
-		return a | b
-	case gates.Nor:
-		return ^(a | b)
-	case gates.Xnor:
-		return ^(a ^ b)
-	case gates.NotB:
-		return ^b
-	case gates.AOrNotB:
-		return a | ^b
-	case gates.NotA:
-		return ^a
-	case gates.NotAOrB:
-		return ^a | b
-	case gates.Nand:
-		return ^(a & b)
-	default:
-		return ^uint64(0)
-	}
-}
-
-// applyOp sets dst[i] = o(a[i], b[i]) for every i; a and b must be at
-// least as long as dst. One loop per op keeps the dispatch out of the
-// inner loop, so each word costs one bitwise instruction plus its loads
-// and store.
+// applyOp sets dst[i] = o.Word(a[i], b[i]) for every i; a and b must be
+// at least as long as dst. It is gates.Op.Word with the loop inside the
+// switch: one dispatch per gate per block instead of per word, so each word
+// costs one bitwise instruction plus its loads and store. This second
+// spelling of the ops is the simulator's hot path; TestKernelsMatchTruth
+// ties it to gates.Op.Truth on every corner.
 func applyOp(o gates.Op, dst, a, b []uint64) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	switch o {
@@ -125,7 +86,7 @@ func (nl *Netlist) EvalWords(in, out []uint64) {
 	v := make([]uint64, nl.NumValues())
 	copy(v, in)
 	for k, g := range nl.Gates {
-		v[nl.NumInputs+k] = wordOp(g.Op, v[g.A], v[g.B])
+		v[nl.NumInputs+k] = g.Op.Word(v[g.A], v[g.B])
 	}
 	for j, o := range nl.Outputs {
 		out[j] = v[o]

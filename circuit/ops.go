@@ -65,7 +65,7 @@ const (
 // form is an op written with NOT, AND, OR and XOR: for formAnd and formOr
 // the literals are a (or NOT a when NotA) and b (or NOT b when NotB); for
 // formA, formB and formXor NotOut inverts the result. Every op has exactly
-// one form; the exports print it.
+// one form; the DigitalJS export draws it.
 type form struct {
 	Kind       formKind
 	Value      uint8 // formConst only
@@ -132,42 +132,5 @@ func (f form) eval(a, b uint8) uint8 {
 		return lit(a, f.NotA) & lit(b, f.NotB)
 	default:
 		return lit(a, f.NotA) | lit(b, f.NotB)
-	}
-}
-
-// syntax spells the operators of a target language.
-type syntax struct {
-	Not, And, Or, Xor string
-	False, True       string
-}
-
-// format writes the op applied to operand expressions a and b in the
-// syntax s, fully parenthesised where it combines operands.
-func (f form) format(s syntax, a, b string) string {
-	lit := func(x string, not bool) string {
-		if not {
-			return s.Not + x
-		}
-		return x
-	}
-	switch f.Kind {
-	case formConst:
-		if f.Value == 1 {
-			return s.True
-		}
-		return s.False
-	case formA:
-		return lit(a, f.NotOut)
-	case formB:
-		return lit(b, f.NotOut)
-	case formXor:
-		if f.NotOut {
-			return s.Not + "(" + a + " " + s.Xor + " " + b + ")"
-		}
-		return a + " " + s.Xor + " " + b
-	case formAnd:
-		return lit(a, f.NotA) + " " + s.And + " " + lit(b, f.NotB)
-	default:
-		return lit(a, f.NotA) + " " + s.Or + " " + lit(b, f.NotB)
 	}
 }

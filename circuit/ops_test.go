@@ -34,23 +34,6 @@ func TestDerivedOpsMatchTruth(t *testing.T) {
 	}
 }
 
-// The expected shapes spell out the paper's table by hand, so the
-// derivation is checked against an independent reading of it.
-func TestFormNames(t *testing.T) {
-	c := syntax{Not: "~", And: "&", Or: "|", Xor: "^", False: "0", True: "1"}
-	want := map[gates.Op]string{
-		gates.False: "0", gates.And: "a & b", gates.AAndNotB: "a & ~b", gates.A: "a",
-		gates.NotAAndB: "~a & b", gates.B: "b", gates.Xor: "a ^ b", gates.Or: "a | b",
-		gates.Nor: "~a & ~b", gates.Xnor: "~(a ^ b)", gates.NotB: "~b", gates.AOrNotB: "a | ~b",
-		gates.NotA: "~a", gates.NotAOrB: "~a | b", gates.Nand: "~a | ~b", gates.True: "1",
-	}
-	for o := gates.Op(0); o < gates.NumOps; o++ {
-		if got := formOf(o).format(c, "a", "b"); got != want[o] {
-			t.Errorf("%v formats as %q, want %q", o, got, want[o])
-		}
-	}
-}
-
 func TestKernelsMatchTruth(t *testing.T) {
 	// Bits 0..3 of a and b run through the four corners; the pattern
 	// repeats across the word so every bit position is checked.
@@ -58,11 +41,11 @@ func TestKernelsMatchTruth(t *testing.T) {
 	for o := gates.Op(0); o < gates.NumOps; o++ {
 		dst := make([]uint64, 3)
 		applyOp(o, dst, []uint64{a, a, a}, []uint64{b, b, b})
-		w := wordOp(o, a, b)
+		w := o.Word(a, b)
 		for bit := 0; bit < 64; bit++ {
 			want := uint64(o.Truth(uint8(a>>bit&1), uint8(b>>bit&1)))
 			if w>>bit&1 != want {
-				t.Fatalf("wordOp(%v) bit %d = %d, want %d", o, bit, w>>bit&1, want)
+				t.Fatalf("%v.Word bit %d = %d, want %d", o, bit, w>>bit&1, want)
 			}
 			for i := range dst {
 				if dst[i]>>bit&1 != want {

@@ -1,0 +1,177 @@
+package circuit
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// needTool skips the test, saying why, when a program is not installed.
+func needTool(t *testing.T, name, pkg string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		t.Skipf("%s not installed (Debian package %s): skipping the export check that runs it", name, pkg)
+	}
+}
+
+// run runs a command in dir and returns its standard output.
+func run(t *testing.T, dir string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, errb.String())
+	}
+	return out.String()
+}
+
+// verilogBits writes bits (index 0 first) as a Verilog binary literal.
+func verilogBits(bits []uint8) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%d'b", len(bits))
+	for i := len(bits) - 1; i >= 0; i-- {
+		sb.WriteByte('0' + bits[i])
+	}
+	return sb.String()
+}
+
+// parseBits reads a %b display (most significant bit first) into bits,
+// index 0 first.
+func parseBits(t *testing.T, s string, n int) []uint8 {
+	t.Helper()
+	s = strings.TrimSpace(s)
+	if len(s) != n {
+		t.Fatalf("got %d bits %q, want %d", len(s), s, n)
+	}
+	bits := make([]uint8, n)
+	for i := range bits {
+		bits[i] = s[n-1-i] - '0'
+	}
+	return bits
+}
+
+func writeVerilogFile(t *testing.T, dir string, nl *Netlist, name string) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteVerilog(&buf, nl, name); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".v"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestVerilogCellMatchesEval(t *testing.T) {
+	needTool(t, "iverilog", "iverilog")
+	rng := rand.New(rand.NewPCG(21, 0))
+	for _, nl := range []*Netlist{LifeCircuit(), labelled(randomCA(rng, 3, 120))} {
+		dir := t.TempDir()
+		writeVerilogFile(t, dir, nl, "rule")
+		var tb strings.Builder
+		n := nl.NumInputs
+		fmt.Fprintf(&tb, "module tb;\n  reg [%d:0] in;\n  wire [%d:0] out;\n  rule dut(.in(in), .out(out));\n  initial begin\n", n-1, nl.Channels()-1)
+		var inputs [][]uint8
+		for range 200 {
+			in := make([]uint8, n)
+			for i := range in {
+				in[i] = uint8(rng.IntN(2))
+			}
+			inputs = append(inputs, in)
+			fmt.Fprintf(&tb, "    in = %s; #1 $display(\"%%b\", out);\n", verilogBits(in))
+		}
+		tb.WriteString("  end\nendmodule\n")
+		os.WriteFile(filepath.Join(dir, "tb.v"), []byte(tb.String()), 0o644)
+		run(t, dir, "iverilog", "-Wall", "-o", "sim", "rule.v", "tb.v")
+		lines := strings.Split(strings.TrimSpace(run(t, dir, "vvp", "-n", "sim")), "\n")
+		if len(lines) != len(inputs) {
+			t.Fatalf("vvp printed %d lines, want %d", len(lines), len(inputs))
+		}
+		for i, in := range inputs {
+			got, want := parseBits(t, lines[i], nl.Channels()), nl.Eval(in)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("inputs %v: Verilog gives %v, Eval %v", in, got, want)
+			}
+		}
+	}
+}
+
+// The grid wrapper against the simulator: load a random grid, one
+// synchronous step, then asynchronous steps with the simulator's masks.
+func TestVerilogGridMatchesSim(t *testing.T) {
+	needTool(t, "iverilog", "iverilog")
+	rng := rand.New(rand.NewPCG(22, 0))
+	const h, w, steps = 5, 7, 4
+	for _, b := range []Boundary{Periodic, Zero} {
+		for _, nl := range []*Netlist{LifeCircuit(), randomCA(rng, 2, 80)} {
+			dir := t.TempDir()
+			writeVerilogFile(t, dir, nl, "rule")
+			c := nl.Channels()
+			g := NewGrid(h, w, c)
+			g.Randomize(rng)
+			periodic := 0
+			if b == Periodic {
+				periodic = 1
+			}
+			var tb strings.Builder
+			fmt.Fprintf(&tb, "module tb;\n  reg clk = 0, load = 1;\n  reg [%d:0] fire;\n  wire [%d:0] state;\n", h*w-1, h*w*c-1)
+			fmt.Fprintf(&tb, "  rule_grid #(.H(%d), .W(%d), .PERIODIC(%d)) dut(.clk(clk), .load(load), .fire(fire), .init(%s), .state(state));\n",
+				h, w, periodic, verilogBits(g.Cells()))
+			tb.WriteString("  initial begin\n    fire = 0; #1 clk = 1; #1 clk = 0; load = 0;\n")
+			sim := NewSim(nl, b, 1)
+			want := []*Grid{}
+			cur := g
+			for step := range steps {
+				fire := make([]uint8, h*w)
+				next := NewGrid(h, w, c)
+				if step == 0 {
+					for i := range fire {
+						fire[i] = 1
+					}
+					sim.Step(next, cur)
+				} else {
+					sim.StepAsync(next, cur, 0.5, 8, step)
+					m := make([]uint64, 1)
+					for y := range h {
+						FireMask(m, w, 0.5, 8, step, y)
+						for x := range w {
+							fire[y*w+x] = uint8(m[0] >> x & 1)
+						}
+					}
+				}
+				fmt.Fprintf(&tb, "    fire = %s; #1 clk = 1; #1 clk = 0; $display(\"%%b\", state);\n", verilogBits(fire))
+				want = append(want, next)
+				cur = next
+			}
+			tb.WriteString("  end\nendmodule\n")
+			os.WriteFile(filepath.Join(dir, "tb.v"), []byte(tb.String()), 0o644)
+			run(t, dir, "iverilog", "-Wall", "-o", "sim", "rule.v", "tb.v")
+			lines := strings.Split(strings.TrimSpace(run(t, dir, "vvp", "-n", "sim")), "\n")
+			if len(lines) != steps {
+				t.Fatalf("vvp printed %d lines, want %d", len(lines), steps)
+			}
+			for step, line := range lines {
+				got := FromCells(h, w, c, parseBits(t, line, h*w*c))
+				if !got.Equal(want[step]) {
+					t.Fatalf("%v, %d channels, step %d: Verilog grid differs from the simulator", b, c, step)
+				}
+			}
+		}
+	}
+}
+
+func TestExportRejectsBadInput(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteVerilog(&buf, LifeCircuit(), "1bad"); err == nil {
+		t.Error("WriteVerilog accepted the name 1bad")
+	}
+	if err := WriteVerilog(&buf, &Netlist{NumInputs: 4, Outputs: []int32{0}}, "ok"); err == nil {
+		t.Error("WriteVerilog accepted a netlist that is not a CA rule")
+	}
+}
