@@ -1,8 +1,11 @@
 package gpu
 
 import (
+	"fmt"
 	"math"
 
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/gates"
 )
 
@@ -76,6 +79,88 @@ func (CPU) AdamW(cfg AdamWConfig, params []float32, grads [][]float32) ([]float3
 		}
 	}
 	return p, nil
+}
+
+// PerceptionGather is dlca.Neighbourhood.
+func (CPU) PerceptionGather(state []float32, g Grid) ([]float32, error) {
+	nb := dlca.Neighbourhood(autograd.New(state, g.Batch, g.Height, g.Width, g.Channels), g.Boundary)
+	return nb.Data32(), nil
+}
+
+// PerceptionGatherBackward is dlca.Neighbourhood's backward pass.
+func (CPU) PerceptionGatherBackward(dnb []float32, g Grid) ([]float32, error) {
+	state := autograd.Zeros(autograd.Float32, g.Batch, g.Height, g.Width, g.Channels).SetRequiresGrad(true)
+	nb := dlca.Neighbourhood(state, g.Boundary)
+	if err := nb.BackwardWith(autograd.New(dnb, nb.Shape()...)); err != nil {
+		return nil, fmt.Errorf("gpu: CPU PerceptionGatherBackward: %v", err)
+	}
+	return state.Grad().Data32(), nil
+}
+
+// UpdateInput concatenates in dlca's order (see update_input.wgsl).
+func (CPU) UpdateInput(state, percep []float32, c Concat) ([]float32, error) {
+	w := c.Width()
+	uin := make([]float32, c.Cells*w)
+	for cell := range c.Cells {
+		copy(uin[cell*w:], state[cell*c.Channels:(cell+1)*c.Channels])
+		for i := range c.Channels * c.Kernels * c.Bits {
+			uin[cell*w+c.Channels+c.perceptionColumn(i)] = percep[cell*c.Channels*c.Kernels*c.Bits+i]
+		}
+	}
+	return uin, nil
+}
+
+// UpdateInputBackward splits duin (see update_input_backward.wgsl).
+func (CPU) UpdateInputBackward(duin []float32, c Concat) (dstate, dpercep []float32, err error) {
+	w, per := c.Width(), c.Channels*c.Kernels*c.Bits
+	dstate = make([]float32, c.Cells*c.Channels)
+	dpercep = make([]float32, c.Cells*per)
+	for cell := range c.Cells {
+		copy(dstate[cell*c.Channels:], duin[cell*w:cell*w+c.Channels])
+		for i := range per {
+			dpercep[cell*per+i] = duin[cell*w+c.Channels+c.perceptionColumn(i)]
+		}
+	}
+	return dstate, dpercep, nil
+}
+
+// FireMask selects per cell.
+func (CPU) FireMask(fire, state, upd []float32, g Grid) ([]float32, error) {
+	next := make([]float32, g.Len())
+	for i := range next {
+		if fire[i/g.Channels] != 0 {
+			next[i] = upd[i]
+		} else {
+			next[i] = state[i]
+		}
+	}
+	return next, nil
+}
+
+// FireMaskBackward routes the gradient per cell.
+func (CPU) FireMaskBackward(fire, dnext []float32, g Grid) (dupd, dstate []float32, err error) {
+	dupd = make([]float32, g.Len())
+	dstate = make([]float32, g.Len())
+	for i, v := range dnext {
+		if fire[i/g.Channels] != 0 {
+			dupd[i] = v
+		} else {
+			dstate[i] = v
+		}
+	}
+	return dupd, dstate, nil
+}
+
+// Loss is the weighted sum of squared errors, summed in float64.
+func (CPU) Loss(weight, state, target []float32, g Grid) (float32, []float32, error) {
+	dstate := make([]float32, g.Len())
+	total := 0.0
+	for i := range dstate {
+		w, d := weight[i%g.Channels], state[i]-target[i]
+		dstate[i] = 2 * w * d
+		total += float64(w * d * d)
+	}
+	return float32(total), dstate, nil
 }
 
 func to32(s []float64) []float32 {

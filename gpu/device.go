@@ -43,9 +43,10 @@ func adapterRank(t wgpu.AdapterType) int {
 }
 
 func init() {
-	// wgpu-native warns on stderr about the missing window system, which a
-	// headless compute device never needs.
-	wgpu.SetLogLevel(wgpu.LogLevelError)
+	// wgpu-native logs to stderr (warnings about the missing window system
+	// that a headless device never needs, and every error, which the calls
+	// return to us anyway).
+	wgpu.SetLogLevel(wgpu.LogLevelOff)
 }
 
 // Open opens the best headless adapter: a discrete GPU, else an integrated

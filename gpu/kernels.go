@@ -29,6 +29,22 @@ type Kernels interface {
 	// AdamW runs one AdamW step per entry of grads from params and zero
 	// moments, and returns the final parameters.
 	AdamW(cfg AdamWConfig, params []float32, grads [][]float32) ([]float32, error)
+	// PerceptionGather returns the neighbourhoods [cells*C, 9] of state.
+	PerceptionGather(state []float32, g Grid) ([]float32, error)
+	// PerceptionGatherBackward returns dL/dstate given dnb = dL/dnb.
+	PerceptionGatherBackward(dnb []float32, g Grid) ([]float32, error)
+	// UpdateInput returns the update network's input from state and the
+	// last perception layer's output.
+	UpdateInput(state, percep []float32, c Concat) ([]float32, error)
+	// UpdateInputBackward splits duin into the state's and the perception's
+	// gradients.
+	UpdateInputBackward(duin []float32, c Concat) (dstate, dpercep []float32, err error)
+	// FireMask returns fire ? upd : state per cell.
+	FireMask(fire, state, upd []float32, g Grid) ([]float32, error)
+	// FireMaskBackward returns the gradients of upd and state given dnext.
+	FireMaskBackward(fire, dnext []float32, g Grid) (dupd, dstate []float32, err error)
+	// Loss returns sum weight[c]*(state-target)^2 and its gradient.
+	Loss(weight, state, target []float32, g Grid) (loss float32, dstate []float32, err error)
 }
 
 // GPU runs Kernels on a device, one program (one submission) per call.
@@ -221,4 +237,91 @@ func (k GPU) AdamW(cfg AdamWConfig, params []float32, grads [][]float32) ([]floa
 	}
 	s.ran = true
 	return s.read(bp, len(params)), s.err
+}
+
+// PerceptionGather runs perception_gather.wgsl.
+func (k GPU) PerceptionGather(state []float32, g Grid) ([]float32, error) {
+	s := k.start()
+	defer s.close()
+	bs, nb := s.in("state", state, 0), s.in("nb", nil, 9*g.Len())
+	if s.err == nil {
+		s.record(s.p.PerceptionGather(g, bs, nb))
+	}
+	return s.read(nb, 9*g.Len()), s.err
+}
+
+// PerceptionGatherBackward runs perception_gather_backward.wgsl on a zeroed
+// dstate.
+func (k GPU) PerceptionGatherBackward(dnb []float32, g Grid) ([]float32, error) {
+	s := k.start()
+	defer s.close()
+	bnb, ds := s.in("dnb", dnb, 0), s.in("dstate", nil, g.Len())
+	if s.err == nil {
+		s.record(s.p.PerceptionGatherBackward(g, bnb, ds))
+	}
+	return s.read(ds, g.Len()), s.err
+}
+
+// UpdateInput runs update_input.wgsl.
+func (k GPU) UpdateInput(state, percep []float32, c Concat) ([]float32, error) {
+	s := k.start()
+	defer s.close()
+	bs, bp, bu := s.in("state", state, 0), s.in("percep", percep, 0), s.in("uin", nil, c.Cells*c.Width())
+	if s.err == nil {
+		s.record(s.p.UpdateInput(c, bs, bp, bu))
+	}
+	return s.read(bu, c.Cells*c.Width()), s.err
+}
+
+// UpdateInputBackward runs update_input_backward.wgsl on a zeroed dstate.
+func (k GPU) UpdateInputBackward(duin []float32, c Concat) (dstate, dpercep []float32, err error) {
+	s := k.start()
+	defer s.close()
+	n := c.Cells * c.Channels
+	bu, bs, bp := s.in("duin", duin, 0), s.in("dstate", nil, n), s.in("dpercep", nil, n*c.Kernels*c.Bits)
+	if s.err == nil {
+		s.record(s.p.UpdateInputBackward(c, bu, bs, bp))
+	}
+	dstate, dpercep = s.read(bs, n), s.read(bp, n*c.Kernels*c.Bits)
+	return dstate, dpercep, s.err
+}
+
+// FireMask runs fire_mask.wgsl.
+func (k GPU) FireMask(fire, state, upd []float32, g Grid) ([]float32, error) {
+	s := k.start()
+	defer s.close()
+	bf, bs, bu, bn := s.in("fire", fire, 0), s.in("state", state, 0), s.in("upd", upd, 0), s.in("next", nil, g.Len())
+	if s.err == nil {
+		s.record(s.p.FireMask(g, bf, bs, bu, bn))
+	}
+	return s.read(bn, g.Len()), s.err
+}
+
+// FireMaskBackward runs fire_mask_backward.wgsl.
+func (k GPU) FireMaskBackward(fire, dnext []float32, g Grid) (dupd, dstate []float32, err error) {
+	s := k.start()
+	defer s.close()
+	bf, bn, bu, bs := s.in("fire", fire, 0), s.in("dnext", dnext, 0), s.in("dupd", nil, g.Len()), s.in("dstate", nil, g.Len())
+	if s.err == nil {
+		s.record(s.p.FireMaskBackward(g, bf, bn, bu, bs))
+	}
+	dupd, dstate = s.read(bu, g.Len()), s.read(bs, g.Len())
+	return dupd, dstate, s.err
+}
+
+// Loss runs loss.wgsl.
+func (k GPU) Loss(weight, state, target []float32, g Grid) (float32, []float32, error) {
+	s := k.start()
+	defer s.close()
+	bw, bs, bt := s.in("weight", weight, 0), s.in("state", state, 0), s.in("target", target, 0)
+	bd, bl := s.in("dstate", nil, g.Len()), s.in("loss", nil, 1)
+	if s.err == nil {
+		s.record(s.p.Loss(g, bw, bs, bt, bd, bl))
+	}
+	dstate := s.read(bd, g.Len())
+	loss := s.read(bl, 1)
+	if s.err != nil {
+		return 0, nil, s.err
+	}
+	return loss[0], dstate, nil
 }

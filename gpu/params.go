@@ -31,3 +31,24 @@ type adamParams struct {
 	N                 uint32
 	Beta1, Beta2, Eps float32
 }
+
+// gridParams mirrors GridParams in perception_gather.wgsl and
+// perception_gather_backward.wgsl.
+type gridParams struct {
+	Batch, Height, Width, Channels uint32
+	Periodic                       uint32 // 1 for dlca.Periodic, 0 for dlca.Zero
+	_                              [3]uint32
+}
+
+// concatParams mirrors ConcatParams in update_input.wgsl and
+// update_input_backward.wgsl.
+type concatParams struct {
+	Cells, Channels, Kernels, Bits uint32
+}
+
+// cellParams mirrors CellParams in fire_mask.wgsl, fire_mask_backward.wgsl
+// and loss.wgsl.
+type cellParams struct {
+	Cells, Channels uint32
+	_               [2]uint32
+}

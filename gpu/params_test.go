@@ -17,6 +17,9 @@ func TestParamsSizes(t *testing.T) {
 		{"GateParams", gateParams{}, 32},
 		{"ClipParams", clipParams{}, 16},
 		{"AdamParams", adamParams{}, 16},
+		{"GridParams", gridParams{}, 32},
+		{"ConcatParams", concatParams{}, 16},
+		{"CellParams", cellParams{}, 16},
 	} {
 		if got := binary.Size(c.params); got != c.wgsl {
 			t.Errorf("%s: Go struct is %d bytes, WGSL struct %d", c.name, got, c.wgsl)

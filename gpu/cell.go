@@ -1,0 +1,123 @@
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/dlca/dlca/dlca"
+)
+
+// Grid is the shape of a batch of states [Batch, Height, Width, Channels]
+// and its boundary, as in the dlca package.
+type Grid struct {
+	Batch, Height, Width, Channels int
+	Boundary                       dlca.Boundary
+}
+
+// Cells is the number of cells of the whole batch.
+func (g Grid) Cells() int { return g.Batch * g.Height * g.Width }
+
+// Len is the number of values of a state, Cells*Channels.
+func (g Grid) Len() int { return g.Cells() * g.Channels }
+
+func (g Grid) params() gridParams {
+	p := gridParams{Batch: uint32(g.Batch), Height: uint32(g.Height), Width: uint32(g.Width), Channels: uint32(g.Channels)}
+	if g.Boundary == dlca.Periodic {
+		p.Periodic = 1
+	}
+	return p
+}
+
+func (g Grid) cellParams() cellParams {
+	return cellParams{Cells: uint32(g.Cells()), Channels: uint32(g.Channels)}
+}
+
+// Concat is the layout of the update network's input: Channels own values,
+// then Channels*Kernels*Bits perception values (see update_input.wgsl).
+type Concat struct {
+	Cells, Channels, Kernels, Bits int
+}
+
+// Width is the update input's width per cell.
+func (c Concat) Width() int { return c.Channels * (1 + c.Kernels*c.Bits) }
+
+func (c Concat) params() concatParams {
+	return concatParams{Cells: uint32(c.Cells), Channels: uint32(c.Channels), Kernels: uint32(c.Kernels), Bits: uint32(c.Bits)}
+}
+
+func need(op string, b *Buffer, n int) {
+	if b.N < n {
+		panic(fmt.Sprintf("gpu: %s: buffer %q has %d elements, needs %d", op, b.Label, b.N, n))
+	}
+}
+
+// PerceptionGather records perception_gather.wgsl: nb [cells*C, 9] from state.
+func (p *Program) PerceptionGather(g Grid, state, nb *Buffer) error {
+	need("PerceptionGather", state, g.Len())
+	need("PerceptionGather", nb, 9*g.Len())
+	return p.Dispatch("perception_gather.wgsl", 9*g.Len(), g.params(), state, nb)
+}
+
+// PerceptionGatherBackward records perception_gather_backward.wgsl: adds
+// the neighbourhood gradient dnb to dstate.
+func (p *Program) PerceptionGatherBackward(g Grid, dnb, dstate *Buffer) error {
+	need("PerceptionGatherBackward", dnb, 9*g.Len())
+	need("PerceptionGatherBackward", dstate, g.Len())
+	return p.Dispatch("perception_gather_backward.wgsl", g.Len(), g.params(), dnb, dstate)
+}
+
+// UpdateInput records update_input.wgsl: uin from state and percep.
+func (p *Program) UpdateInput(c Concat, state, percep, uin *Buffer) error {
+	need("UpdateInput", state, c.Cells*c.Channels)
+	need("UpdateInput", percep, c.Cells*c.Channels*c.Kernels*c.Bits)
+	need("UpdateInput", uin, c.Cells*c.Width())
+	return p.Dispatch("update_input.wgsl", c.Cells*c.Width(), c.params(), state, percep, uin)
+}
+
+// UpdateInputBackward records update_input_backward.wgsl: adds the own part
+// of duin to dstate and writes the perception part to dpercep.
+func (p *Program) UpdateInputBackward(c Concat, duin, dstate, dpercep *Buffer) error {
+	need("UpdateInputBackward", duin, c.Cells*c.Width())
+	need("UpdateInputBackward", dstate, c.Cells*c.Channels)
+	need("UpdateInputBackward", dpercep, c.Cells*c.Channels*c.Kernels*c.Bits)
+	return p.Dispatch("update_input_backward.wgsl", c.Cells*c.Width(), c.params(), duin, dstate, dpercep)
+}
+
+// FireMask records fire_mask.wgsl: next = fire ? upd : state, per cell.
+func (p *Program) FireMask(g Grid, fire, state, upd, next *Buffer) error {
+	need("FireMask", fire, g.Cells())
+	for _, b := range []*Buffer{state, upd, next} {
+		need("FireMask", b, g.Len())
+	}
+	return p.Dispatch("fire_mask.wgsl", g.Len(), g.cellParams(), fire, state, upd, next)
+}
+
+// FireMaskBackward records fire_mask_backward.wgsl: dupd and dstate (both
+// overwritten) from dnext.
+func (p *Program) FireMaskBackward(g Grid, fire, dnext, dupd, dstate *Buffer) error {
+	need("FireMaskBackward", fire, g.Cells())
+	for _, b := range []*Buffer{dnext, dupd, dstate} {
+		need("FireMaskBackward", b, g.Len())
+	}
+	return p.Dispatch("fire_mask_backward.wgsl", g.Len(), g.cellParams(), fire, dnext, dupd, dstate)
+}
+
+// Loss records loss.wgsl: loss[0] = sum weight[c]*(state-target)^2 and
+// dstate = its gradient.
+func (p *Program) Loss(g Grid, weight, state, target, dstate, loss *Buffer) error {
+	need("Loss", weight, g.Channels)
+	for _, b := range []*Buffer{state, target, dstate} {
+		need("Loss", b, g.Len())
+	}
+	need("Loss", loss, 1)
+	return p.DispatchGroups("loss.wgsl", 1, g.cellParams(), weight, state, target, dstate, loss)
+}
+
+// perceptionColumn maps index i of one cell's perception values, laid out
+// [C][K][S], to its column in the perception part of the update input,
+// ordered (c, s, k).
+func (c Concat) perceptionColumn(i int) int {
+	s := i % c.Bits
+	k := (i / c.Bits) % c.Kernels
+	ch := i / (c.Bits * c.Kernels)
+	return (ch*c.Bits+s)*c.Kernels + k
+}

@@ -1,0 +1,160 @@
+package gpu
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/dlca/dlca/dlca"
+)
+
+var testGrids = []Grid{
+	{Batch: 2, Height: 5, Width: 7, Channels: 3, Boundary: dlca.Zero},
+	{Batch: 2, Height: 5, Width: 7, Channels: 3, Boundary: dlca.Periodic},
+	{Batch: 1, Height: 1, Width: 2, Channels: 1, Boundary: dlca.Periodic}, // wraps onto itself
+}
+
+// neighbour returns the index of cell (b, y+dy, x+dx), or -1 outside a zero
+// boundary: the paper's definition, written independently of the kernels.
+func neighbour(g Grid, b, y, x, dy, dx int) int {
+	y, x = y+dy, x+dx
+	if g.Boundary == dlca.Periodic {
+		y, x = (y+g.Height)%g.Height, (x+g.Width)%g.Width
+	} else if y < 0 || y >= g.Height || x < 0 || x >= g.Width {
+		return -1
+	}
+	return (b*g.Height+y)*g.Width + x
+}
+
+func TestPerceptionGather(t *testing.T) {
+	forEachKernels(t, func(t *testing.T, k Kernels) {
+		for _, g := range testGrids {
+			rng := rand.New(rand.NewPCG(1, 2))
+			state := randSlice(rng, g.Len(), 0, 1)
+			dnb := randSlice(rng, 9*g.Len(), -1, 1)
+			want := make([]float32, 9*g.Len())
+			wantBack := make([]float64, g.Len())
+			for b := range g.Batch {
+				for y := range g.Height {
+					for x := range g.Width {
+						cell := (b*g.Height+y)*g.Width + x
+						for n := range 9 {
+							src := neighbour(g, b, y, x, n/3-1, n%3-1)
+							for c := range g.Channels {
+								i := (cell*g.Channels+c)*9 + n
+								if src >= 0 {
+									want[i] = state[src*g.Channels+c]
+									wantBack[src*g.Channels+c] += float64(dnb[i]) // scatter: the adjoint
+								}
+							}
+						}
+					}
+				}
+			}
+			got, err := k.PerceptionGather(state, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			closeTo(t, "PerceptionGather", got, want, 0)
+			back, err := k.PerceptionGatherBackward(dnb, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			closeTo(t, "PerceptionGatherBackward", back, wantBack, 1e-6)
+		}
+	})
+}
+
+func TestUpdateInput(t *testing.T) {
+	c := Concat{Cells: 6, Channels: 3, Kernels: 4, Bits: 2}
+	rng := rand.New(rand.NewPCG(3, 4))
+	state := randSlice(rng, c.Cells*c.Channels, 0, 1)
+	percep := randSlice(rng, c.Cells*c.Channels*c.Kernels*c.Bits, 0, 1)
+	duin := randSlice(rng, c.Cells*c.Width(), -1, 1)
+	// dlca's documented order: own bits, then perception bit (ch, s, k) at
+	// C + (ch*S + s)*K + k; percep is [cells, C, K, S].
+	want := make([]float32, c.Cells*c.Width())
+	wantDS := make([]float32, len(state))
+	wantDP := make([]float32, len(percep))
+	for cell := range c.Cells {
+		row := cell * c.Width()
+		for ch := range c.Channels {
+			want[row+ch] = state[cell*c.Channels+ch]
+			wantDS[cell*c.Channels+ch] = duin[row+ch]
+			for kk := range c.Kernels {
+				for s := range c.Bits {
+					col := row + c.Channels + (ch*c.Bits+s)*c.Kernels + kk
+					p := ((cell*c.Channels+ch)*c.Kernels+kk)*c.Bits + s
+					want[col] = percep[p]
+					wantDP[p] = duin[col]
+				}
+			}
+		}
+	}
+	forEachKernels(t, func(t *testing.T, k Kernels) {
+		got, err := k.UpdateInput(state, percep, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeTo(t, "UpdateInput", got, want, 0)
+		ds, dp, err := k.UpdateInputBackward(duin, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeTo(t, "UpdateInputBackward state", ds, wantDS, 0)
+		closeTo(t, "UpdateInputBackward percep", dp, wantDP, 0)
+	})
+}
+
+func TestFireMask(t *testing.T) {
+	g := Grid{Batch: 1, Height: 2, Width: 3, Channels: 2}
+	fire := []float32{1, 0, 0, 1, 1, 0}
+	rng := rand.New(rand.NewPCG(5, 6))
+	state, upd, dnext := randSlice(rng, g.Len(), 0, 1), randSlice(rng, g.Len(), 0, 1), randSlice(rng, g.Len(), -1, 1)
+	want := make([]float32, g.Len())
+	wantDU := make([]float32, g.Len())
+	wantDS := make([]float32, g.Len())
+	for i := range want {
+		if fire[i/2] == 1 {
+			want[i], wantDU[i] = upd[i], dnext[i]
+		} else {
+			want[i], wantDS[i] = state[i], dnext[i]
+		}
+	}
+	forEachKernels(t, func(t *testing.T, k Kernels) {
+		got, err := k.FireMask(fire, state, upd, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeTo(t, "FireMask", got, want, 0)
+		du, ds, err := k.FireMaskBackward(fire, dnext, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeTo(t, "FireMaskBackward upd", du, wantDU, 0)
+		closeTo(t, "FireMaskBackward state", ds, wantDS, 0)
+	})
+}
+
+func TestLoss(t *testing.T) {
+	g := Grid{Batch: 2, Height: 9, Width: 10, Channels: 4}
+	weight := []float32{1, 0, 1, 0}
+	rng := rand.New(rand.NewPCG(7, 8))
+	state, target := randSlice(rng, g.Len(), 0, 1), randSlice(rng, g.Len(), 0, 1)
+	want := 0.0
+	wantD := make([]float64, g.Len())
+	for i := range state {
+		if c := i % 4; c == 0 || c == 2 {
+			d := float64(state[i]) - float64(target[i])
+			want += d * d
+			wantD[i] = 2 * d
+		}
+	}
+	forEachKernels(t, func(t *testing.T, k Kernels) {
+		loss, d, err := k.Loss(weight, state, target, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeTo(t, "Loss", []float32{loss}, []float64{want}, 1e-5)
+		closeTo(t, "Loss gradient", d, wantD, 1e-6)
+	})
+}

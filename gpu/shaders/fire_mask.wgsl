@@ -1,0 +1,39 @@
+// fire_mask.wgsl: the asynchronous update: a cell that fires takes the update
+// network's output, one that does not keeps its state,
+//   next[cell, c] = fire[cell] * upd[cell, c] + (1 - fire[cell]) * state[cell, c]
+// with fire 0 or 1 (all ones in a synchronous step). The masks come from the
+// host (dlca.FireMasks), so the GPU sees the CPU's masks.
+//
+// Entry point: main; workgroup size 64; one invocation per element of next.
+// Bindings (group 0):
+//   0 uniform CellParams (Go: cellParams)
+//   1 storage read  fire:  array<f32>, [cells]
+//   2 storage read  state: array<f32>, [cells][C]
+//   3 storage read  upd:   array<f32>, [cells][C]
+//   4 storage rw    next:  array<f32>, [cells][C]
+
+struct CellParams {
+    cells: u32,
+    channels: u32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: CellParams;
+@group(0) @binding(1) var<storage, read> fire: array<f32>;
+@group(0) @binding(2) var<storage, read> state: array<f32>;
+@group(0) @binding(3) var<storage, read> upd: array<f32>;
+@group(0) @binding(4) var<storage, read_write> next: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * 64u;
+    if (i >= p.cells * p.channels) {
+        return;
+    }
+    if (fire[i / p.channels] != 0.0) {
+        next[i] = upd[i];
+    } else {
+        next[i] = state[i];
+    }
+}

@@ -1,0 +1,41 @@
+// fire_mask_backward.wgsl: fire_mask.wgsl's backward pass: the gradient of
+// the next state goes to the update output where the cell fired and to the
+// old state where it did not,
+//   dupd[cell, c] = fire ? dnext : 0;   dstate[cell, c] = fire ? 0 : dnext
+// (dstate is overwritten: this is the first contribution to it in a step).
+//
+// Entry point: main; workgroup size 64; one invocation per element.
+// Bindings (group 0):
+//   0 uniform CellParams (Go: cellParams)
+//   1 storage read  fire:   array<f32>, [cells]
+//   2 storage read  dnext:  array<f32>, [cells][C]
+//   3 storage rw    dupd:   array<f32>, [cells][C]
+//   4 storage rw    dstate: array<f32>, [cells][C]
+
+struct CellParams {
+    cells: u32,
+    channels: u32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: CellParams;
+@group(0) @binding(1) var<storage, read> fire: array<f32>;
+@group(0) @binding(2) var<storage, read> dnext: array<f32>;
+@group(0) @binding(3) var<storage, read_write> dupd: array<f32>;
+@group(0) @binding(4) var<storage, read_write> dstate: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * 64u;
+    if (i >= p.cells * p.channels) {
+        return;
+    }
+    if (fire[i / p.channels] != 0.0) {
+        dupd[i] = dnext[i];
+        dstate[i] = 0.0;
+    } else {
+        dupd[i] = 0.0;
+        dstate[i] = dnext[i];
+    }
+}

@@ -1,0 +1,63 @@
+// perception_gather_backward.wgsl: perception_gather.wgsl's backward pass as
+// a gather (no atomics): each cell adds what the cells that see it received
+// for it,
+//   dstate[cell, c] += sum over n of dnb[(viewer_n*C + c)*9 + n]
+// where viewer_n is the cell at offset -(n/3 - 1, n%3 - 1), skipped beyond a
+// zero boundary; n in increasing order (as dlca's CPU code).
+//
+// Entry point: main; workgroup size 64; one invocation per element of dstate.
+// Bindings (group 0):
+//   0 uniform GridParams (Go: gridParams)
+//   1 storage read  dnb:    array<f32>, [cells][C][9]
+//   2 storage rw    dstate: array<f32>, [cells][C], added to
+
+struct GridParams {
+    batch: u32,
+    height: u32,
+    width: u32,
+    channels: u32,
+    periodic: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> grid: GridParams;
+@group(0) @binding(1) var<storage, read> dnb: array<f32>;
+@group(0) @binding(2) var<storage, read_write> dstate: array<f32>;
+
+fn source(b: u32, y: u32, x: u32, dy: i32, dx: i32) -> i32 {
+    let h = i32(grid.height);
+    let w = i32(grid.width);
+    var sy = i32(y) + dy;
+    var sx = i32(x) + dx;
+    if (grid.periodic != 0u) {
+        sy = (sy % h + h) % h;
+        sx = (sx % w + w) % w;
+    } else if (sy < 0 || sy >= h || sx < 0 || sx >= w) {
+        return -1;
+    }
+    return (i32(b) * h + sy) * w + sx;
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * 64u;
+    let cells = grid.batch * grid.height * grid.width;
+    if (i >= cells * grid.channels) {
+        return;
+    }
+    let c = i % grid.channels;
+    let cell = i / grid.channels;
+    let x = cell % grid.width;
+    let y = (cell / grid.width) % grid.height;
+    let b = cell / (grid.width * grid.height);
+    var total = dstate[i];
+    for (var n = 0u; n < 9u; n++) {
+        let viewer = source(b, y, x, 1 - i32(n / 3u), 1 - i32(n % 3u));
+        if (viewer >= 0) {
+            total += dnb[(u32(viewer) * grid.channels + c) * 9u + n];
+        }
+    }
+    dstate[i] = total;
+}
