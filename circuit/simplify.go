@@ -123,11 +123,20 @@ func rebuild(old *Netlist, f func(b *builder, k int, g Gate, label string) int32
 		m[i] = int32(i)
 	}
 	for k, g := range old.Gates {
-		if m[g.A] < 0 || m[g.B] < 0 {
-			m[old.NumInputs+k] = -1 // only reachable from removed gates
+		a, bb := m[g.A], m[g.B]
+		// A removed operand the op ignores is replaced by value 0; one it
+		// reads makes this gate unreachable too.
+		if a < 0 && !dependsOnA(g.Op) {
+			a = 0
+		}
+		if bb < 0 && !dependsOnB(g.Op) {
+			bb = 0
+		}
+		if a < 0 || bb < 0 {
+			m[old.NumInputs+k] = -1
 			continue
 		}
-		g.A, g.B = m[g.A], m[g.B]
+		g.A, g.B = a, bb
 		m[old.NumInputs+k] = f(b, k, g, old.label(k))
 	}
 	b.nl.Outputs = make([]int32, len(old.Outputs))
@@ -246,16 +255,19 @@ func MergeIdentical(nl *Netlist) *Netlist {
 	})
 }
 
-// RemoveDead removes every gate whose value reaches no output.
+// RemoveDead removes every gate whose value reaches no output. An operand
+// that a gate's op ignores (b of an A gate, both of a constant) does not
+// count as reaching it.
 func RemoveDead(nl *Netlist) *Netlist {
 	live := make([]bool, nl.NumValues())
 	for _, o := range nl.Outputs {
 		live[o] = true
 	}
 	for k := len(nl.Gates) - 1; k >= 0; k-- {
+		g := nl.Gates[k]
 		if live[nl.NumInputs+k] {
-			live[nl.Gates[k].A] = true
-			live[nl.Gates[k].B] = true
+			live[g.A] = live[g.A] || dependsOnA(g.Op)
+			live[g.B] = live[g.B] || dependsOnB(g.Op)
 		}
 	}
 	return rebuild(nl, func(b *builder, k int, g Gate, label string) int32 {

@@ -116,6 +116,9 @@ func TestPassCases(t *testing.T) {
 		{"unused gates go", RemoveDead,
 			&Netlist{NumInputs: 2, Gates: []Gate{g(gates.And, 0, 1), g(gates.Or, 0, 1), g(gates.Xor, 3, 0)}, Outputs: []int32{4}},
 			[]Gate{g(gates.Or, 0, 1), g(gates.Xor, 2, 0)}, []int32{3}},
+		{"an ignored operand is not a use", RemoveDead,
+			&Netlist{NumInputs: 2, Gates: []Gate{g(gates.And, 0, 1), g(gates.A, 1, 2)}, Outputs: []int32{3}},
+			[]Gate{g(gates.A, 1, 0)}, []int32{2}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
