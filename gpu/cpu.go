@@ -2,15 +2,18 @@ package gpu
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/autograd/optim"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/gates"
 )
 
-// CPU is the CPU twin of every kernel: the gates package's own CPU kernels
-// where they exist, so that the GPU is held to the code the CPU engine runs.
+// CPU is the CPU twin of every kernel: the CPU code of the gates, dlca and
+// optim packages where it exists, so that the GPU is held to the code the
+// CPU engine runs. The update input, fire mask and loss twins are written
+// here (dlca keeps its versions unexported); the engine tests hold the
+// whole step to dlca's.
 type CPU struct{}
 
 // Name returns "cpu".
@@ -53,32 +56,25 @@ func (CPU) GateLogitGrad(probs, sums []float32) ([]float32, error) {
 	return g, nil
 }
 
-// ClipValue clamps each element.
+// ClipValue is optim.ClipGradValue.
 func (CPU) ClipValue(g []float32, limit float32) ([]float32, error) {
-	out := make([]float32, len(g))
-	for i, v := range g {
-		out[i] = min(max(v, -limit), limit)
-	}
-	return out, nil
+	p := autograd.Zeros(autograd.Float32, len(g))
+	p.SetGrad(autograd.New(append([]float32(nil), g...), len(g)))
+	optim.ClipGradValue([]*autograd.Tensor{p}, float64(limit))
+	return p.Grad().Data32(), nil
 }
 
-// AdamW runs PyTorch's AdamW step in float32 on the host.
+// AdamW is optim.NewAdamW's Step, once per gradient.
 func (CPU) AdamW(cfg AdamWConfig, params []float32, grads [][]float32) ([]float32, error) {
-	p := append([]float32(nil), params...)
-	m := make([]float32, len(p))
-	v := make([]float32, len(p))
-	b1, b2 := float32(cfg.Beta1), float32(cfg.Beta2)
-	for t, g := range grads {
-		decay := float32(1 - cfg.LR*cfg.WeightDecay)
-		stepSize := float32(cfg.LR / (1 - math.Pow(cfg.Beta1, float64(t+1))))
-		bc2 := float32(math.Sqrt(1 - math.Pow(cfg.Beta2, float64(t+1))))
-		for i := range p {
-			m[i] = b1*m[i] + (1-b1)*g[i]
-			v[i] = b2*v[i] + (1-b2)*g[i]*g[i]
-			p[i] = p[i]*decay - stepSize*m[i]/(float32(math.Sqrt(float64(v[i])))/bc2+float32(cfg.Eps))
+	p := autograd.New(append([]float32(nil), params...), len(params)).SetRequiresGrad(true)
+	o := optim.NewAdamW([]*autograd.Tensor{p}, cfg)
+	for _, g := range grads {
+		p.SetGrad(autograd.New(append([]float32(nil), g...), len(g)))
+		if err := o.Step(); err != nil {
+			return nil, fmt.Errorf("gpu: CPU AdamW: %v", err)
 		}
 	}
-	return p, nil
+	return p.Data32(), nil
 }
 
 // PerceptionGather is dlca.Neighbourhood.

@@ -3,11 +3,26 @@ package gpu
 import (
 	"fmt"
 	"math"
+
+	"github.com/dlca/dlca/autograd/optim"
 )
 
-// AdamWConfig holds AdamW's hyperparameters, PyTorch's names and meaning.
-type AdamWConfig struct {
-	LR, Beta1, Beta2, Eps, WeightDecay float64
+// AdamWConfig is the CPU optimiser's config, so both engines read the same
+// hyperparameters.
+type AdamWConfig = optim.AdamWConfig
+
+// withDefaults fills zero LR, betas and eps with PyTorch's defaults, as
+// optim.NewAdamW does.
+func withDefaults(c AdamWConfig) AdamWConfig {
+	for _, f := range []struct {
+		v   *float64
+		def float64
+	}{{&c.LR, 1e-3}, {&c.Beta1, 0.9}, {&c.Beta2, 0.999}, {&c.Eps, 1e-8}} {
+		if *f.v == 0 {
+			*f.v = f.def
+		}
+	}
+	return c
 }
 
 // AdamW is the optimiser state of n parameters on the device: the moment
@@ -20,9 +35,10 @@ type AdamW struct {
 	step   *Buffer // [4]: 1 - lr*wd, lr/(1-beta1^t), 1/sqrt(1-beta2^t), unused
 }
 
-// NewAdamW allocates zeroed moments for n parameters.
+// NewAdamW allocates zeroed moments for n parameters. Zero fields of cfg
+// take optim's defaults.
 func (d *Device) NewAdamW(n int, cfg AdamWConfig) (*AdamW, error) {
-	o := &AdamW{Config: cfg, N: n}
+	o := &AdamW{Config: withDefaults(cfg), N: n}
 	var err error
 	if o.m, err = d.NewBuffer("adamw m", n); err != nil {
 		return nil, err
