@@ -12,7 +12,9 @@ type gradCase struct {
 	f    func(x []*Tensor) *Tensor
 }
 
-func inputs(ts ...*Tensor) []*Tensor { return ts }
+func conv2d(cfg Conv2dConfig) func([]*Tensor) *Tensor {
+	return func(x []*Tensor) *Tensor { return Conv2d(x[0], x[1], x[2], cfg) }
+}
 
 // TestGradCheckOps checks every op's backward rule against central finite
 // differences in float64.
@@ -130,6 +132,25 @@ func gradCases() []gradCase {
 		{"Permute", in(u(2, 3, 4)), one(func(a *Tensor) *Tensor { return Permute(a, 2, 0, 1) })},
 		{"Transpose", in(u(2, 3)), one(func(a *Tensor) *Tensor { return Transpose(a, 0, 1) })},
 		{"Expand", in(u(3, 1)), one(func(a *Tensor) *Tensor { return Expand(a, 2, 3, 4) })},
+		{"MatMul/2-D", in(u(3, 4), u(4, 2)), two(MatMul)},
+		{"MatMul/batched broadcast", in(u(2, 1, 3, 4), u(3, 4, 2)), two(MatMul)},
+		{"MatMul/vector-matrix", in(u(4), u(4, 3)), two(MatMul)},
+		{"MatMul/matrix-vector", in(u(2, 3, 4), u(4)), two(MatMul)},
+		{"MatMul/vector-vector", in(u(4), u(4)), two(MatMul)},
+		{"Dot", in(u(5), u(5)), two(Dot)},
+		{"Outer", in(u(3), u(4)), two(Outer)},
+		{"Linear", in(u(2, 3, 4), u(5, 4), u(5)), func(x []*Tensor) *Tensor { return Linear(x[0], x[1], x[2]) }},
+		{"Conv2d/plain", in(u(2, 2, 5, 5), u(3, 2, 3, 3), u(3)), conv2d(Conv2dConfig{})},
+		{"Conv2d/stride padding", in(u(2, 2, 6, 5), u(3, 2, 3, 2), u(3)), conv2d(Conv2dConfig{Stride: [2]int{2, 1}, Padding: [2]int{1, 2}})},
+		{"Conv2d/dilation", in(u(1, 2, 7, 7), u(2, 2, 3, 3), u(2)), conv2d(Conv2dConfig{Dilation: [2]int{2, 3}, Padding: [2]int{1, 1}})},
+		{"Conv2d/groups", in(u(5, 4, 5, 4), u(6, 2, 2, 3), u(6)), conv2d(Conv2dConfig{Groups: 2, Stride: [2]int{2, 2}, Padding: [2]int{1, 0}, Dilation: [2]int{1, 2}})},
+		{"Conv1d", in(u(2, 4, 9), u(4, 2, 3), u(4)), func(x []*Tensor) *Tensor {
+			return Conv1d(x[0], x[1], x[2], Conv1dConfig{Stride: 2, Padding: 1, Dilation: 2, Groups: 2})
+		}},
+		{"MaxPool2d", in(dist(2, 2, 5, 5)), one(func(a *Tensor) *Tensor { return MaxPool2d(a, 2, 2, 1) })},
+		{"MaxPool2d/overlapping", in(dist(1, 2, 5, 4)), one(func(a *Tensor) *Tensor { return MaxPool2d(a, 3, 1, 0) })},
+		{"AvgPool2d", in(u(2, 3, 5, 5)), one(func(a *Tensor) *Tensor { return AvgPool2d(a, 3, 2, 1) })},
+		{"Dropout", in(u(4, 5)), one(func(a *Tensor) *Tensor { return Dropout(a, 0.4, true, rand.New(rand.NewPCG(3, 4))) })},
 		{"Pad", in(u(2, 3)), one(func(a *Tensor) *Tensor { return Pad(a, 0.5, 1, 2, 0, 1) })},
 		{"Unsqueeze/Squeeze", in(u(2, 3)), one(func(a *Tensor) *Tensor { return Squeeze(Unsqueeze(Exp(a), 1), 1) })},
 	}
