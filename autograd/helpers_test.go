@@ -43,7 +43,7 @@ func approxEqual(t *testing.T, name string, got, want []float64, tol float64) {
 		t.Fatalf("%s: got %d values %v, want %d %v", name, len(got), got, len(want), want)
 	}
 	for i := range got {
-		if !(math.Abs(got[i]-want[i]) <= tol*max(1, math.Abs(want[i]))) {
+		if got[i] != want[i] && !(math.Abs(got[i]-want[i]) <= tol*max(1, math.Abs(want[i]))) {
 			t.Fatalf("%s: element %d = %v, want %v (all: %v want %v)", name, i, got[i], want[i], got, want)
 		}
 	}
