@@ -32,15 +32,6 @@ func (d Dims) YLen() int { return d.Rows * d.Groups * d.Out }
 // Gates returns the number of gates, Groups*Out.
 func (d Dims) Gates() int { return d.Groups * d.Out }
 
-// xRow returns the input row that group g of row r reads.
-func xRow[F Float](x []F, d Dims, r, g int) []F {
-	if d.SharedInput {
-		return x[r*d.In : (r+1)*d.In]
-	}
-	i := (r*d.Groups + g) * d.In
-	return x[i : i+d.In]
-}
-
 func (d Dims) check(op string, w Wiring, lens ...int) {
 	if w.Len() != d.Out {
 		panic(fmt.Sprintf("gates: %s: wiring of %d gates for %d outputs", op, w.Len(), d.Out))
@@ -140,26 +131,63 @@ func LogitGrads[F Float](dlogits, probs []F, sums []float64) {
 // ForwardSoft panics if the lengths disagree with d.
 func ForwardSoft[F Float](y, x, coeffs []F, w Wiring, d Dims) {
 	d.check("ForwardSoft", w, len(x), len(y), len(coeffs))
+	gs := packGates(coeffs, w, d.Groups)
 	rows := chunkRows(d.Gates())
 	forChunks(ceilDiv(d.Rows, rows), func(c int) {
 		for r := c * rows; r < min(d.Rows, (c+1)*rows); r++ {
-			for g := range d.Groups {
-				o := (r*d.Groups + g) * d.Out
-				forwardRow(y[o:o+d.Out], xRow(x, d, r, g), coeffs[4*g*d.Out:4*(g+1)*d.Out], w.A, w.B)
+			for grp := range d.Groups {
+				o := (r*d.Groups + grp) * d.Out
+				forwardRow(y[o:o+d.Out], xRow(x, d, r, grp), gs.group(grp, d.Out))
 			}
 		}
 	})
 }
 
+// gateCols is a layer's wiring and coefficients as one column per field,
+// [Groups, Out] each (the wiring repeated per group): the kernels index
+// every column by gate with no arithmetic and the compiler drops the bounds
+// checks.
+type gateCols[F Float] struct {
+	a, b           []int32
+	c0, c1, c2, c3 []F
+}
+
+func packGates[F Float](coeffs []F, w Wiring, groups int) gateCols[F] {
+	n := groups * w.Len()
+	g := gateCols[F]{a: make([]int32, 0, n), b: make([]int32, 0, n),
+		c0: make([]F, n), c1: make([]F, n), c2: make([]F, n), c3: make([]F, n)}
+	for range groups {
+		g.a = append(g.a, w.A...)
+		g.b = append(g.b, w.B...)
+	}
+	for i := range n {
+		g.c0[i], g.c1[i], g.c2[i], g.c3[i] = coeffs[4*i], coeffs[4*i+1], coeffs[4*i+2], coeffs[4*i+3]
+	}
+	return g
+}
+
+// group returns the columns of group grp of a layer of out gates per group.
+func (g gateCols[F]) group(grp, out int) gateCols[F] {
+	lo, hi := grp*out, (grp+1)*out
+	return gateCols[F]{a: g.a[lo:hi], b: g.b[lo:hi], c0: g.c0[lo:hi], c1: g.c1[lo:hi], c2: g.c2[lo:hi], c3: g.c3[lo:hi]}
+}
+
+// xRow returns the input row that group g of row r reads.
+func xRow[F Float](x []F, d Dims, r, g int) []F {
+	i := r * d.In
+	if !d.SharedInput {
+		i = (r*d.Groups + g) * d.In
+	}
+	return x[i : i+d.In]
+}
+
 // forwardRow evaluates one group's gates on one input row.
-func forwardRow[F Float](y, x, c []F, wa, wb []int32) {
-	wb = wb[:len(wa)]
-	y = y[:len(wa)]
-	c = c[:4*len(wa)]
-	for k, ia := range wa {
+func forwardRow[F Float](y, x []F, g gateCols[F]) {
+	n := len(g.a)
+	y, wb, c0, c1, c2, c3 := y[:n], g.b[:n], g.c0[:n], g.c1[:n], g.c2[:n], g.c3[:n]
+	for k, ia := range g.a {
 		a, b := x[ia], x[wb[k]]
-		ck := c[4*k : 4*k+4 : 4*k+4]
-		y[k] = ck[0] + a*(ck[1]+ck[3]*b) + ck[2]*b
+		y[k] = c0[k] + a*(c1[k]+c3[k]*b) + c2[k]*b
 	}
 }
 
@@ -187,101 +215,89 @@ func BackwardSoft[F Float](dx []F, sums []float64, g, x, coeffs []F, w Wiring, r
 	if len(rev.Start) != d.In+1 || len(rev.Slot) != 2*d.Out {
 		panic(fmt.Sprintf("gates: BackwardSoft: reverse index for %d inputs and %d slots, want %d and %d", len(rev.Start)-1, len(rev.Slot), d.In, 2*d.Out))
 	}
-	rows := chunkRows(d.Gates())
+	gs := packGates(coeffs, w, d.Groups)
+	gates := d.Gates()
+	rows := chunkRows(gates)
 	chunks := ceilDiv(d.Rows, rows)
-	var partial []float64
-	if sums != nil {
-		partial = make([]float64, chunks*4*d.Gates())
-	}
+	partial := make([]float64, chunks*4*gates)
 	forChunks(chunks, func(c int) {
-		// gab holds dL/da and dL/db of every gate of the row: [Groups, Out, 2].
-		gab := make([]F, 2*d.Gates())
-		var s []float64
-		if sums != nil {
-			s = partial[c*4*d.Gates() : (c+1)*4*d.Gates()]
-		}
-		for r := c * rows; r < min(d.Rows, (c+1)*rows); r++ {
+		gab := make([]F, 2*gates) // dL/da and dL/db of every gate of a row: [Groups, Out, 2]
+		acc := make([][4]F, gates)
+		s := partial[c*4*gates : (c+1)*4*gates]
+		lo, hi := c*rows, min(d.Rows, (c+1)*rows)
+		for r := lo; r < hi; r++ {
 			for grp := range d.Groups {
 				o := (r*d.Groups + grp) * d.Out
-				cg := coeffs[4*grp*d.Out : 4*(grp+1)*d.Out]
-				var sg []float64
-				if s != nil {
-					sg = s[4*grp*d.Out : 4*(grp+1)*d.Out]
-				}
-				backwardRow(gab[2*grp*d.Out:2*(grp+1)*d.Out], sg, g[o:o+d.Out], xRow(x, d, r, grp), cg, w.A, w.B)
+				backwardRow(gab[2*grp*d.Out:2*(grp+1)*d.Out], acc[grp*d.Out:(grp+1)*d.Out],
+					g[o:o+d.Out], xRow(x, d, r, grp), gs.group(grp, d.Out))
 			}
 			if dx != nil {
-				gatherRow(dx, gab, rev, d, r)
+				for grp := range d.Groups {
+					gatherRow(xRow(dx, d, r, grp), gab[2*grp*d.Out:2*(grp+1)*d.Out], rev, d.SharedInput && grp > 0)
+				}
+			}
+			// NOTE: the sums run in F over at most flushRows rows, then
+			// move to float64, so float32 layers lose no precision to long
+			// sums.
+			if (r-lo+1)%flushRows == 0 || r == hi-1 {
+				for k, a := range acc {
+					s[4*k] += float64(a[0])
+					s[4*k+1] += float64(a[1])
+					s[4*k+2] += float64(a[2])
+					s[4*k+3] += float64(a[3])
+				}
+				clear(acc)
 			}
 		}
 	})
 	if sums != nil {
 		clear(sums)
 		for c := range chunks {
-			for i, v := range partial[c*4*d.Gates() : (c+1)*4*d.Gates()] {
+			for i, v := range partial[c*4*gates : (c+1)*4*gates] {
 				sums[i] += v
 			}
 		}
 	}
 }
 
+// flushRows is how many rows the backward kernel sums in F before moving
+// the sums to float64.
+const flushRows = 16
+
 // backwardRow computes one group's per-gate input gradients on one row into
-// gab ([Out, 2]) and adds the row's terms to the four sums s ([Out, 4]; nil
-// to skip them).
-func backwardRow[F Float](gab []F, s []float64, g, x, c []F, wa, wb []int32) {
-	wb = wb[:len(wa)]
-	g = g[:len(wa)]
-	c = c[:4*len(wa)]
-	gab = gab[:2*len(wa)]
-	for k, ia := range wa {
+// gab ([Out, 2]) and adds the row's terms to the four sums acc ([Out]).
+func backwardRow[F Float](gab []F, acc [][4]F, g, x []F, gc gateCols[F]) {
+	n := len(gc.a)
+	gab, acc, g = gab[:2*n], acc[:n], g[:n]
+	wb, c1, c2, c3 := gc.b[:n], gc.c1[:n], gc.c2[:n], gc.c3[:n]
+	for k, ia := range gc.a {
 		a, b, gk := x[ia], x[wb[k]], g[k]
-		ck := c[4*k : 4*k+4 : 4*k+4]
-		gab[2*k] = gk * (ck[1] + ck[3]*b)
-		gab[2*k+1] = gk * (ck[2] + ck[3]*a)
-	}
-	if s == nil {
-		return
-	}
-	s = s[:4*len(wa)]
-	for k, ia := range wa {
-		a, b, gk := float64(x[ia]), float64(x[wb[k]]), float64(g[k])
-		sk := s[4*k : 4*k+4 : 4*k+4]
-		sk[0] += gk
-		sk[1] += gk * a
-		sk[2] += gk * b
-		sk[3] += gk * a * b
+		gab[2*k] = gk * (c1[k] + c3[k]*b)
+		gab[2*k+1] = gk * (c2[k] + c3[k]*a)
+		ga := gk * a
+		s := &acc[k]
+		s[0] += gk
+		s[1] += ga
+		s[2] += gk * b
+		s[3] += ga * b
 	}
 }
 
-// gatherRow sums the per-gate input gradients gab ([Groups, Out, 2]) of row
-// r into dx through the reverse index.
-func gatherRow[F Float](dx, gab []F, rev ReverseIndex, d Dims, r int) {
-	if d.SharedInput {
-		dr := dx[r*d.In : (r+1)*d.In]
-		for j := range dr {
-			var acc F
-			slots := rev.Slot[rev.Start[j]:rev.Start[j+1]]
-			for grp := range d.Groups {
-				gg := gab[2*grp*d.Out : 2*(grp+1)*d.Out]
-				for _, s := range slots {
-					acc += gg[s]
-				}
-			}
-			dr[j] = acc
+// gatherRow sets (or, with add, increments) each input's gradient dx[j] to
+// the sum of the per-gate gradients gab ([Out, 2]) of the gates reading it,
+// in the reverse index's order.
+func gatherRow[F Float](dx, gab []F, rev ReverseIndex, add bool) {
+	start, slot := rev.Start[1:len(dx)+1], rev.Slot
+	e := int(rev.Start[0])
+	for j, end := range start {
+		var acc F
+		for ; e < int(end); e++ {
+			acc += gab[slot[e]]
 		}
-		return
-	}
-	for grp := range d.Groups {
-		i := (r*d.Groups + grp) * d.In
-		dr := dx[i : i+d.In]
-		gg := gab[2*grp*d.Out : 2*(grp+1)*d.Out]
-		for j := range dr {
-			var acc F
-			for _, s := range rev.Slot[rev.Start[j]:rev.Start[j+1]] {
-				acc += gg[s]
-			}
-			dr[j] = acc
+		if add {
+			acc += dx[j]
 		}
+		dx[j] = acc
 	}
 }
 
