@@ -44,17 +44,30 @@ func (g grid) source(y, x, dy, dx int) int {
 // (row-major 3x3, n = Centre is (0, 0)).
 func offset(n int) (dy, dx int) { return n/3 - 1, n%3 - 1 }
 
-// gatherNeighbourhood writes nb[(cell*C + c)*9 + n] = the value of channel c
-// of the cell at position n of cell's 3x3 neighbourhood (0 beyond a zero
-// boundary). state is [cells, C].
-func gatherNeighbourhood[F gates.Float](nb, state []F, g grid) {
+// nbLayout says where the gathered neighbourhood value (cell, channel,
+// position) goes: at cell*Cell + channel*Channel + position*Pos.
+type nbLayout struct{ Cell, Channel, Pos int }
+
+// rowMajor is the layout [cells, C, 9] of the Neighbourhood op.
+func (g grid) rowMajor() nbLayout {
+	return nbLayout{Cell: g.Channels * NeighbourhoodSize, Channel: NeighbourhoodSize, Pos: 1}
+}
+
+// featureMajor is the fused step's layout [9][C][cells].
+func (g grid) featureMajor() nbLayout {
+	return nbLayout{Cell: 1, Channel: g.cells(), Pos: g.cells() * g.Channels}
+}
+
+// gatherNeighbourhood writes into nb, laid out as lay says, the value of
+// channel c of the cell at position n of each cell's 3x3 neighbourhood (0
+// beyond a zero boundary). state is [cells, C].
+func gatherNeighbourhood[F gates.Float](nb, state []F, g grid, lay nbLayout) {
 	c := g.Channels
 	hw := g.Height * g.Width
 	for b := range g.Batch {
 		for y := range g.Height {
 			for x := range g.Width {
 				cell := b*hw + y*g.Width + x
-				row := nb[cell*c*NeighbourhoodSize : (cell+1)*c*NeighbourhoodSize]
 				for n := range NeighbourhoodSize {
 					dy, dx := offset(n)
 					src := g.source(y, x, dy, dx)
@@ -63,7 +76,7 @@ func gatherNeighbourhood[F gates.Float](nb, state []F, g grid) {
 						if src >= 0 {
 							v = state[(b*hw+src)*c+ch]
 						}
-						row[ch*NeighbourhoodSize+n] = v
+						nb[cell*lay.Cell+ch*lay.Channel+n*lay.Pos] = v
 					}
 				}
 			}
@@ -74,7 +87,7 @@ func gatherNeighbourhood[F gates.Float](nb, state []F, g grid) {
 // addNeighbourhoodGrad is gatherNeighbourhood's backward pass: it adds to
 // dstate the gradient dnb of the gathered values, as a gather (each cell sums
 // what the cells that see it received for it), so it writes each element once.
-func addNeighbourhoodGrad[F gates.Float](dstate, dnb []F, g grid) {
+func addNeighbourhoodGrad[F gates.Float](dstate, dnb []F, g grid, lay nbLayout) {
 	c := g.Channels
 	hw := g.Height * g.Width
 	for b := range g.Batch {
@@ -88,9 +101,9 @@ func addNeighbourhoodGrad[F gates.Float](dstate, dnb []F, g grid) {
 					if viewer < 0 {
 						continue
 					}
-					from := dnb[(b*hw+viewer)*c*NeighbourhoodSize:]
+					viewer += b * hw
 					for ch := range c {
-						dstate[cell*c+ch] += from[ch*NeighbourhoodSize+n]
+						dstate[cell*c+ch] += dnb[viewer*lay.Cell+ch*lay.Channel+n*lay.Pos]
 					}
 				}
 			}
@@ -118,9 +131,9 @@ func (neighbourhoodOp) Name() string { return "dlca.Neighbourhood" }
 func (op neighbourhoodOp) Forward(in []*autograd.Tensor) *autograd.Tensor {
 	out := autograd.Zeros(in[0].DType(), op.g.cells()*op.g.Channels, NeighbourhoodSize)
 	if in[0].DType() == autograd.Float64 {
-		gatherNeighbourhood(out.Data64(), in[0].Data64(), op.g)
+		gatherNeighbourhood(out.Data64(), in[0].Data64(), op.g, op.g.rowMajor())
 	} else {
-		gatherNeighbourhood(out.Data32(), in[0].Data32(), op.g)
+		gatherNeighbourhood(out.Data32(), in[0].Data32(), op.g, op.g.rowMajor())
 	}
 	return out
 }
@@ -128,9 +141,9 @@ func (op neighbourhoodOp) Forward(in []*autograd.Tensor) *autograd.Tensor {
 func (op neighbourhoodOp) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *autograd.Tensor) []*autograd.Tensor {
 	d := autograd.ZerosLike(in[0])
 	if d.DType() == autograd.Float64 {
-		addNeighbourhoodGrad(d.Data64(), grad.Data64(), op.g)
+		addNeighbourhoodGrad(d.Data64(), grad.Data64(), op.g, op.g.rowMajor())
 	} else {
-		addNeighbourhoodGrad(d.Data32(), grad.Data32(), op.g)
+		addNeighbourhoodGrad(d.Data32(), grad.Data32(), op.g, op.g.rowMajor())
 	}
 	return []*autograd.Tensor{d}
 }

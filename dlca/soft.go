@@ -60,39 +60,38 @@ func (m *Model) coefficients() []*autograd.Tensor {
 	return cs
 }
 
-// plan is what every step of a rollout shares: the layers' shapes for a
-// given number of cells and their reverse indices.
+// plan is what every step of a rollout shares: the layers in feature-major
+// form and the number of rows each runs over (cells*C for perception, whose
+// row c*cells + cell is channel c of a cell; cells for the update network).
 type plan struct {
-	m     *Model
-	g     grid
-	dims  []gates.Dims // Layers order
-	revs  []gates.ReverseIndex
-	wires []gates.Wiring
+	m      *Model
+	g      grid
+	layers []fmLayer // Layers order
+	rows   []int
 }
 
 func newPlan(m *Model, g grid) *plan {
 	p := &plan{m: m, g: g}
-	n, c, k := g.cells(), m.Config.Channels, m.Config.Kernels
+	n, c := g.cells(), m.Config.Channels
 	for i, l := range m.Perception {
-		p.dims = append(p.dims, gates.Dims{Rows: n * c, Groups: k, In: l.In, Out: l.Out, SharedInput: i == 0})
+		p.layers = append(p.layers, fmLayer{groups: l.Groups, in: l.In, out: l.Out, shared: i == 0, w: l.Wiring})
+		p.rows = append(p.rows, n*c)
 	}
 	for _, l := range m.Update {
-		p.dims = append(p.dims, gates.Dims{Rows: n, Groups: 1, In: l.In, Out: l.Out})
-	}
-	for _, l := range m.Layers() {
-		p.revs = append(p.revs, gates.NewReverseIndex(l.Wiring, l.In))
-		p.wires = append(p.wires, l.Wiring)
+		p.layers = append(p.layers, fmLayer{groups: 1, in: l.In, out: l.Out, w: l.Wiring})
+		p.rows = append(p.rows, n)
 	}
 	return p
 }
 
 // activations are one step's stored intermediate values, kept for the
-// backward pass: the neighbourhoods, every layer's output and the update
-// network's input.
+// backward pass, all feature-major: the neighbourhoods [9][cells*C], every
+// layer's output [gates][rows] and the update network's input
+// [UpdateInputs][cells].
 type activations[F gates.Float] struct {
-	nb     []F   // [cells, C, 9]
-	layers [][]F // Layers order: [cells*C, K, out] then [cells, out]
-	uin    []F   // [cells, UpdateInputs]
+	nb     []F
+	layers [][]F
+	uin    []F
 }
 
 func newActivations[F gates.Float](p *plan) *activations[F] {
@@ -100,60 +99,63 @@ func newActivations[F gates.Float](p *plan) *activations[F] {
 		nb:  make([]F, p.g.cells()*p.g.Channels*NeighbourhoodSize),
 		uin: make([]F, p.g.cells()*p.m.Config.UpdateInputs()),
 	}
-	for _, d := range p.dims {
-		a.layers = append(a.layers, make([]F, d.YLen()))
+	for i, l := range p.layers {
+		a.layers = append(a.layers, make([]F, l.gates()*p.rows[i]))
 	}
 	return a
 }
 
 // fits reports whether a holds the activations of plan p.
 func (a *activations[F]) fits(p *plan) bool {
-	if len(a.layers) != len(p.dims) || len(a.nb) != p.g.cells()*p.g.Channels*NeighbourhoodSize {
+	if len(a.layers) != len(p.layers) || len(a.nb) != p.g.cells()*p.g.Channels*NeighbourhoodSize || len(a.uin) != p.g.cells()*p.m.Config.UpdateInputs() {
 		return false
 	}
-	for i, d := range p.dims {
-		if len(a.layers[i]) != d.YLen() {
+	for i, l := range p.layers {
+		if len(a.layers[i]) != l.gates()*p.rows[i] {
 			return false
 		}
 	}
 	return true
 }
 
-// assembleUpdateInput writes each cell's update input: its own C values, then
-// the perception bits in the order (channel, bit, kernel), as the paper's
-// notebook lays them out. percep is the last kernel layer's output
-// [cells, C, K, S].
+// assembleUpdateInput writes the update network's input [UpdateInputs][cells]:
+// feature ch < C is the cell's own channel ch, feature C + (ch*S + s)*K + k
+// is kernel k's bit s on channel ch (the paper's notebook order). percep is
+// the last kernel layer's output [(k*S + s)][ch*cells + cell].
 func assembleUpdateInput[F gates.Float](uin, state, percep []F, cells, c, k, s int) {
-	w := c * (1 + k*s)
-	for cell := range cells {
-		row := uin[cell*w : (cell+1)*w]
-		copy(row[:c], state[cell*c:(cell+1)*c])
-		p := percep[cell*c*k*s : (cell+1)*c*k*s]
-		for ch := range c {
+	for ch := range c {
+		row := uin[ch*cells : (ch+1)*cells]
+		for cell := range row {
+			row[cell] = state[cell*c+ch]
+		}
+	}
+	rp := cells * c
+	for ch := range c {
+		for b := range s {
 			for kk := range k {
-				for b := range s {
-					row[c+(ch*s+b)*k+kk] = p[(ch*k+kk)*s+b]
-				}
+				f := c + (ch*s+b)*k + kk
+				src := percep[(kk*s+b)*rp+ch*cells:]
+				copy(uin[f*cells:(f+1)*cells], src[:cells])
 			}
 		}
 	}
 }
 
 // splitUpdateInputGrad is assembleUpdateInput's backward pass: it adds the own
-// part of duin to dstate and writes the perception part to dpercep.
+// part of duin to dstate ([cells, C]) and writes the perception part to
+// dpercep.
 func splitUpdateInputGrad[F gates.Float](dstate, dpercep, duin []F, cells, c, k, s int) {
-	w := c * (1 + k*s)
-	for cell := range cells {
-		row := duin[cell*w : (cell+1)*w]
-		for ch, v := range row[:c] {
+	for ch := range c {
+		for cell, v := range duin[ch*cells : (ch+1)*cells] {
 			dstate[cell*c+ch] += v
 		}
-		p := dpercep[cell*c*k*s : (cell+1)*c*k*s]
-		for ch := range c {
+	}
+	rp := cells * c
+	for ch := range c {
+		for b := range s {
 			for kk := range k {
-				for b := range s {
-					p[(ch*k+kk)*s+b] = row[c+(ch*s+b)*k+kk]
-				}
+				f := c + (ch*s+b)*k + kk
+				copy(dpercep[(kk*s+b)*rp+ch*cells:(kk*s+b)*rp+(ch+1)*cells], duin[f*cells:(f+1)*cells])
 			}
 		}
 	}

@@ -14,9 +14,10 @@ import (
 // backward pass runs the gates package's kernels layer by layer over the
 // activations it kept.
 type stepOp[F gates.Float] struct {
-	p    *plan
-	act  *activations[F]
-	fire []bool // per cell; nil in a synchronous step
+	p       *plan
+	act     *activations[F]
+	scratch *[2][]F // gradient buffers, shared by the steps of a rollout
+	fire    []bool  // per cell; nil in a synchronous step
 }
 
 func (op *stepOp[F]) Name() string { return "dlca.Step" }
@@ -24,26 +25,28 @@ func (op *stepOp[F]) Name() string { return "dlca.Step" }
 func (op *stepOp[F]) Forward(in []*autograd.Tensor) *autograd.Tensor {
 	p, a := op.p, op.act
 	cfg := p.m.Config
+	cells, c := p.g.cells(), cfg.Channels
 	state := data[F](in[0])
-	gatherNeighbourhood(a.nb, state, p.g)
+	gatherNeighbourhood(a.nb, state, p.g, p.g.featureMajor())
 	x := a.nb
 	np := len(p.m.Perception)
-	for i := range p.dims {
+	for i, l := range p.layers {
 		if i == np {
-			assembleUpdateInput(a.uin, state, x, p.g.cells(), cfg.Channels, cfg.Kernels, cfg.PerceptionBits())
+			assembleUpdateInput(a.uin, state, x, cells, c, cfg.Kernels, cfg.PerceptionBits())
 			x = a.uin
 		}
-		gates.ForwardSoft(a.layers[i], x, data[F](in[1+i]), p.wires[i], p.dims[i])
+		forwardFM(a.layers[i], x, data[F](in[1+i]), l, p.rows[i])
 		x = a.layers[i]
 	}
 	out := autograd.Zeros(in[0].DType(), in[0].Shape()...)
 	next := data[F](out)
-	copy(next, x)
-	if op.fire != nil {
-		c := cfg.Channels
-		for cell, fire := range op.fire {
-			if !fire {
-				copy(next[cell*c:(cell+1)*c], state[cell*c:(cell+1)*c])
+	for cell := range cells {
+		fire := op.fire == nil || op.fire[cell]
+		for ch := range c {
+			if fire {
+				next[cell*c+ch] = x[ch*cells+cell]
+			} else {
+				next[cell*c+ch] = state[cell*c+ch]
 			}
 		}
 	}
@@ -53,25 +56,26 @@ func (op *stepOp[F]) Forward(in []*autograd.Tensor) *autograd.Tensor {
 func (op *stepOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *autograd.Tensor) []*autograd.Tensor {
 	p, a := op.p, op.act
 	cfg := p.m.Config
-	c := cfg.Channels
+	cells, c := p.g.cells(), cfg.Channels
 	dstate := autograd.ZerosLike(in[0])
 	ds := data[F](dstate)
-	g := append([]F(nil), data[F](grad)...)
-	if op.fire != nil {
-		// A cell that did not fire passed its state through unchanged.
-		for cell, fire := range op.fire {
-			for ch := cell * c; ch < (cell+1)*c; ch++ {
-				if fire {
-					ds[ch] = 0
-				} else {
-					ds[ch], g[ch] = g[ch], 0
-				}
+	gin := data[F](grad)
+	// g is the gradient of the last layer's output [C][cells]; a cell that
+	// did not fire passed its state through unchanged instead.
+	g := make([]F, c*cells)
+	for cell := range cells {
+		fire := op.fire == nil || op.fire[cell]
+		for ch := range c {
+			if fire {
+				g[ch*cells+cell] = gin[cell*c+ch]
+			} else {
+				ds[cell*c+ch] = gin[cell*c+ch]
 			}
 		}
 	}
 	grads := make([]*autograd.Tensor, len(in))
 	np := len(p.m.Perception)
-	for i := len(p.dims) - 1; i >= 0; i-- {
+	for i := len(p.layers) - 1; i >= 0; i-- {
 		x := a.nb
 		switch {
 		case i == np:
@@ -79,12 +83,12 @@ func (op *stepOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *a
 		case i > 0:
 			x = a.layers[i-1]
 		}
-		dx := make([]F, len(x))
+		dx := op.buffer(len(x), g)
 		var sums []float64
 		if in[1+i].RequiresGrad() {
-			sums = make([]float64, 4*p.dims[i].Gates())
+			sums = make([]float64, 4*p.layers[i].gates())
 		}
-		gates.BackwardSoft(dx, sums, g, x, data[F](in[1+i]), p.wires[i], p.revs[i], p.dims[i])
+		backwardFM(dx, sums, g, x, data[F](in[1+i]), p.layers[i], p.rows[i])
 		if sums != nil {
 			t := autograd.ZerosLike(in[1+i])
 			for j, v := range sums {
@@ -94,14 +98,29 @@ func (op *stepOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *a
 		}
 		g = dx
 		if i == np {
-			dpercep := make([]F, len(a.layers[np-1]))
-			splitUpdateInputGrad(ds, dpercep, g, p.g.cells(), c, cfg.Kernels, cfg.PerceptionBits())
+			dpercep := op.buffer(len(a.layers[np-1]), g)
+			splitUpdateInputGrad(ds, dpercep, g, cells, c, cfg.Kernels, cfg.PerceptionBits())
 			g = dpercep
 		}
 	}
-	addNeighbourhoodGrad(ds, g, p.g)
+	addNeighbourhoodGrad(ds, g, p.g, p.g.featureMajor())
 	grads[0] = dstate
 	return grads
+}
+
+// buffer returns a gradient buffer of n elements that is not busy (busy is
+// the one in use). Its contents are stale: backwardFM overwrites it.
+func (op *stepOp[F]) buffer(n int, busy []F) []F {
+	for i, b := range op.scratch {
+		if cap(b) > 0 && &b[:1][0] == &busy[:1][0] {
+			continue
+		}
+		if cap(b) < n {
+			op.scratch[i] = make([]F, n)
+		}
+		return op.scratch[i][:n]
+	}
+	panic("dlca: step: no free gradient buffer")
 }
 
 // Workspace keeps the activation buffers of a rollout so that the next
@@ -109,8 +128,9 @@ func (op *stepOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *a
 // must not be shared by two rollouts whose graphs are alive at once: the
 // second overwrites what the first needs for its backward pass.
 type Workspace struct {
-	key   grid
-	steps []any // *activations[F] per step
+	key     grid
+	steps   []any // *activations[F] per step
+	scratch any   // *[2][]F
 }
 
 func (w *Workspace) step(t int, p *plan, dtype autograd.DType) any {
@@ -185,7 +205,14 @@ func applyStep[F gates.Float](p *plan, ws *Workspace, t int, fire []bool, state 
 			ws.steps[t] = act
 		}
 	}
-	return autograd.Apply(&stepOp[F]{p: p, act: act, fire: fire}, append([]*autograd.Tensor{state}, coeffs...)...)
+	scratch := new([2][]F)
+	if ws != nil {
+		if s, ok := ws.scratch.(*[2][]F); ok {
+			scratch = s
+		}
+		ws.scratch = scratch
+	}
+	return autograd.Apply(&stepOp[F]{p: p, act: act, scratch: scratch, fire: fire}, append([]*autograd.Tensor{state}, coeffs...)...)
 }
 
 // FireMasks draws the asynchronous fire masks: for each step in turn, one

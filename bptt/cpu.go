@@ -1,0 +1,78 @@
+package bptt
+
+import (
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/autograd/optim"
+	"github.com/dlca/dlca/dlca"
+)
+
+// CPU is the engine that trains on the CPU, through autograd and dlca's
+// fused step op (whose kernels are the gates package's).
+type CPU struct {
+	setup  Setup
+	m      *dlca.Model
+	opt    *optim.Adam
+	ws     dlca.Workspace
+	params []*autograd.Tensor
+}
+
+// NewCPU returns a CPU engine training a copy of setup.Model.
+func NewCPU(setup Setup) (*CPU, error) {
+	if err := setup.Validate(); err != nil {
+		return nil, err
+	}
+	m := setup.Model.Clone()
+	o := setup.Optimizer
+	params := m.Params()
+	for _, p := range params {
+		p.SetRequiresGrad(true)
+	}
+	return &CPU{
+		setup:  setup,
+		m:      m,
+		params: params,
+		opt:    optim.NewAdamW(params, optim.AdamWConfig{LR: o.LR, Beta1: o.Beta1, Beta2: o.Beta2, Eps: o.Eps, WeightDecay: o.WeightDecay}),
+	}, nil
+}
+
+// Iterate implements Engine. It panics if b does not fit the setup.
+func (e *CPU) Iterate(b *Batch) (float64, error) {
+	e.setup.check("CPU.Iterate", b)
+	c := e.m.Config.Channels
+	init := toTensor(e.m.DType(), b.Init, e.setup.Batch, b.Height, b.Width, c)
+	target := toTensor(e.m.DType(), b.Target, e.setup.Batch, b.Height, b.Width, len(e.setup.LossChannels))
+	final := e.m.Rollout(init, e.setup.Steps, dlca.RolloutOptions{Async: e.setup.Async, Seed: b.FireSeed, Workspace: &e.ws})
+	loss := Loss(final, target, e.setup.LossChannels)
+	if err := loss.Backward(); err != nil {
+		return 0, err
+	}
+	optim.ClipGradValue(e.params, e.setup.Optimizer.Clip)
+	if err := e.opt.Step(); err != nil {
+		return 0, err
+	}
+	e.opt.ZeroGrad()
+	return loss.Item(), nil
+}
+
+// Model implements Engine.
+func (e *CPU) Model() (*dlca.Model, error) { return e.m.Clone(), nil }
+
+// Close implements Engine; the CPU engine holds nothing to release.
+func (e *CPU) Close() error { return nil }
+
+// Loss is the paper's loss: the sum over the batch of the squared errors
+// between the final state's loss channels and target [B, H, W, len(channels)].
+func Loss(final, target *autograd.Tensor, channels []int) *autograd.Tensor {
+	return autograd.Sum(autograd.Square(autograd.Sub(autograd.IndexSelect(final, 3, channels), target)), false)
+}
+
+func toTensor(dtype autograd.DType, v []float32, shape ...int) *autograd.Tensor {
+	if dtype == autograd.Float32 {
+		return autograd.New(append([]float32(nil), v...), shape...)
+	}
+	d := make([]float64, len(v))
+	for i, x := range v {
+		d[i] = float64(x)
+	}
+	return autograd.New64(d, shape...)
+}

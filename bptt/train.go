@@ -1,0 +1,121 @@
+package bptt
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/dlca"
+)
+
+// Metrics describe one training iteration.
+type Metrics struct {
+	Iteration   int           `json:"iteration"`    // 1-based
+	SoftLoss    float64       `json:"soft_loss"`    // the loss that was backpropagated
+	HardLoss    float64       `json:"hard_loss"`    // the same batch through the argmax circuit on bits
+	ActiveGates int           `json:"active_gates"` // dlca.Model.ActiveGates
+	Time        time.Duration `json:"time_ns"`      // wall time of the iteration, hard loss included
+}
+
+// Event is what observers receive after each iteration. Model is the model
+// the iteration started from (the one SoftLoss and HardLoss measure); it is
+// the observer's to keep.
+type Event struct {
+	Metrics
+	Iterations int           // total planned
+	Elapsed    time.Duration // since training started
+	Model      *dlca.Model
+	Batch      *Batch
+}
+
+// Observer receives every iteration's event, synchronously, on the training
+// goroutine: it should return quickly (hand the work to another goroutine if
+// it draws).
+type Observer func(Event)
+
+// Source makes a fresh batch for each iteration from the run's random
+// numbers.
+type Source func(rng *rand.Rand) *Batch
+
+// Run says how long to train and on what.
+type Run struct {
+	Iterations int
+	// Seed seeds the batches and fire masks: rand.NewPCG(Seed, 1).
+	Seed      uint64
+	Source    Source
+	Observers []Observer
+}
+
+// Train runs run.Iterations iterations of eng and returns every iteration's
+// metrics and the trained model. It stops early, returning what it has and
+// ctx's error, when ctx is done.
+func Train(ctx context.Context, eng Engine, setup Setup, run Run) ([]Metrics, *dlca.Model, error) {
+	if err := setup.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if run.Iterations < 0 {
+		return nil, nil, fmt.Errorf("bptt: %d iterations: must not be negative", run.Iterations)
+	}
+	if run.Source == nil {
+		return nil, nil, fmt.Errorf("bptt: run has no batch source")
+	}
+	rng := rand.New(rand.NewPCG(run.Seed, 1))
+	start := time.Now()
+	var all []Metrics
+	for it := 1; it <= run.Iterations; it++ {
+		if err := ctx.Err(); err != nil {
+			m, _ := eng.Model()
+			return all, m, err
+		}
+		t0 := time.Now()
+		b := run.Source(rng)
+		b.FireSeed = rng.Uint64()
+		before, err := eng.Model()
+		if err != nil {
+			return all, nil, err
+		}
+		soft, err := eng.Iterate(b)
+		if err != nil {
+			return all, before, fmt.Errorf("bptt: iteration %d: %w", it, err)
+		}
+		met := Metrics{
+			Iteration:   it,
+			SoftLoss:    soft,
+			HardLoss:    HardLoss(before.Circuit(), setup, b),
+			ActiveGates: before.ActiveGates(),
+		}
+		met.Time = time.Since(t0)
+		all = append(all, met)
+		for _, o := range run.Observers {
+			o(Event{Metrics: met, Iterations: run.Iterations, Elapsed: time.Since(start), Model: before, Batch: b})
+		}
+	}
+	m, err := eng.Model()
+	return all, m, err
+}
+
+// HardLoss rolls the batch's initial states (thresholded at 0.5) through the
+// circuit for setup.Steps steps and counts the loss channels' bits that
+// differ from the target: the soft loss's sum of squared errors on bits.
+func HardLoss(c *dlca.Circuit, setup Setup, b *Batch) float64 {
+	ch := setup.Model.Config.Channels
+	init := autograd.New(b.Init, setup.Batch, b.Height, b.Width, ch)
+	final := c.Rollout(dlca.BitsOf(init), setup.Steps, dlca.HardOptions{Async: setup.Async, Seed: b.FireSeed})
+	wrong := 0
+	nl := len(setup.LossChannels)
+	for i := range final.Cells() {
+		for j, k := range setup.LossChannels {
+			got := final.Planes[k][i/64] >> (i % 64) & 1
+			want := uint64(0)
+			if b.Target[i*nl+j] > 0.5 {
+				want = 1
+			}
+			if got != want {
+				wrong++
+			}
+		}
+	}
+	return float64(wrong)
+}

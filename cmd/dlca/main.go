@@ -1,0 +1,72 @@
+// Command dlca trains, evaluates and checks differentiable logic cellular
+// automata. Run "dlca help" for the commands; docs/training.md is the guide.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+)
+
+// command is one subcommand: its name, a one-line summary and its body,
+// which parses its own flags from args.
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+var commands = []command{
+	{"train", "train an experiment and write the model, loss curve and animations", runTrain},
+	{"eval", "run a saved model on a grid of any size and write an animation", runEval},
+	{"check", "run an experiment's checks (generalisation, damage) on a saved model", runCheck},
+	{"results", "regenerate docs/RESULTS.md from saved runs", runResults},
+	{"list", "list the experiments", runList},
+}
+
+// errUsage marks an error already explained by a usage message.
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command line args and returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			err := c.run(ctx, args[1:], stdout, stderr)
+			switch {
+			case err == nil:
+				return 0
+			case errors.Is(err, errUsage):
+				return 2
+			default:
+				fmt.Fprintf(stderr, "dlca %s: %v\n", c.name, err)
+				return 1
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "dlca: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: dlca <command> [flags]\n\ncommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun \"dlca <command> -h\" for a command's flags.")
+}

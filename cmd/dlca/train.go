@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/experiments"
+)
+
+// runRecord is what train saves next to the model (run.json): enough to
+// regenerate docs/RESULTS.md without training again.
+type runRecord struct {
+	Experiment  string                    `json:"experiment"`
+	Seed        uint64                    `json:"seed"`
+	WiringSeed  uint64                    `json:"wiring_seed"`
+	Iterations  int                       `json:"iterations"`
+	Device      string                    `json:"device"`
+	WallSeconds float64                   `json:"wall_seconds"`
+	FirstHard0  int                       `json:"first_hard_zero"` // iteration where the hard loss first hit 0 (0 = never)
+	Final       bptt.Metrics              `json:"final"`
+	Metrics     []bptt.Metrics            `json:"metrics"`
+	Checks      []experiments.CheckResult `json:"checks"`
+}
+
+func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("dlca train", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	name := fs.String("experiment", "checkerboard", "experiment to train (dlca list shows them)")
+	out := fs.String("out", "", "output directory (created if missing; required)")
+	iters := fs.Int("iterations", 0, "training iterations (0 = the paper's)")
+	seed := fs.Uint64("seed", 23, "seed of the batches")
+	wiring := fs.Uint64("wiring-seed", 23, "seed of the wiring")
+	device := fs.String("device", "cpu", "where to train: cpu")
+	quiet := fs.Bool("quiet", false, "no progress output")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0))
+	}
+	if *out == "" {
+		return fmt.Errorf("-out is required: the directory to write the model and pictures into")
+	}
+	if *iters < 0 {
+		return fmt.Errorf("-iterations %d: must not be negative", *iters)
+	}
+	e, err := experiments.Get(*name)
+	if err != nil {
+		return err
+	}
+	if *iters > 0 {
+		e.Iterations = *iters
+	}
+	e.Seed = *seed
+	e.Model.Seed = *wiring
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fmt.Errorf("cannot create the output directory: %w", err)
+	}
+	m, err := dlca.New(e.Model, autograd.Float32)
+	if err != nil {
+		return err
+	}
+	setup := e.Setup(m)
+	eng, err := newEngine(*device, setup)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	var obs []bptt.Observer
+	if !*quiet {
+		obs = append(obs, bptt.Progress(stderr, isTerminal(stderr)))
+	}
+	start := time.Now()
+	metrics, trained, err := bptt.Train(ctx, eng, setup, e.Run(obs...))
+	if err != nil {
+		return err
+	}
+	rec := runRecord{Experiment: e.Name, Seed: *seed, WiringSeed: *wiring, Iterations: e.Iterations, Device: *device,
+		WallSeconds: time.Since(start).Seconds(), Metrics: metrics}
+	for _, m := range metrics {
+		if m.HardLoss == 0 && rec.FirstHard0 == 0 {
+			rec.FirstHard0 = m.Iteration
+		}
+	}
+	if len(metrics) > 0 {
+		rec.Final = metrics[len(metrics)-1]
+	}
+	if err := trained.Save(filepath.Join(*out, "model.json")); err != nil {
+		return err
+	}
+	rec.Checks = experiments.RunChecks(e, trained)
+	if err := writeOutputs(*out, e, trained, &rec); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "trained %s in %.1fs: soft loss %.3f, hard loss %.0f, %d active gates; hard loss first 0 at iteration %d\n",
+		e.Name, rec.WallSeconds, rec.Final.SoftLoss, rec.Final.HardLoss, rec.Final.ActiveGates, rec.FirstHard0)
+	for _, c := range rec.Checks {
+		fmt.Fprintf(stdout, "check %-16s %s  %s\n", c.Name, passFail(c.Passed), c.Detail)
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", *out)
+	return nil
+}
+
+// newEngine returns the training engine for a -device value.
+func newEngine(device string, setup bptt.Setup) (bptt.Engine, error) {
+	switch device {
+	case "cpu":
+		return bptt.NewCPU(setup)
+	}
+	return nil, fmt.Errorf("-device %q: unknown device (available: cpu)", device)
+}
+
+func passFail(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// writeJSON writes v as indented JSON to path atomically.
+func writeJSON(path string, v any) error {
+	return dlca.WriteFileAtomic(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", " ")
+		return enc.Encode(v)
+	})
+}
+
+func writeOutputs(dir string, e *experiments.Experiment, m *dlca.Model, rec *runRecord) error {
+	return writeJSON(filepath.Join(dir, "run.json"), rec)
+}

@@ -1,0 +1,99 @@
+package experiments
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/dlca"
+)
+
+// checkSeed seeds the initial states (and fire masks) of the checks, so that
+// a check gives the same answer every time it runs on the same model.
+const checkSeed = 1
+
+// Rollout runs the hard circuit of m on one size x size grid from e's initial
+// state for steps steps. When damage is true, the centre hole x hole square
+// is zeroed (every channel) in the initial state and after every step up to
+// damageUntil. It returns every state, the initial one first.
+func Rollout(e *Experiment, m *dlca.Model, size, steps, hole, damageUntil int) []dlca.Bits {
+	rng := rand.New(rand.NewPCG(checkSeed, 0))
+	c := m.Config.Channels
+	init := dlca.BitsOf(autograd.New(e.Init(rng, size, size, c), 1, size, size, c))
+	damage := func(s *dlca.Bits) {
+		lo := (size - hole) / 2
+		for y := lo; y < lo+hole; y++ {
+			for x := lo; x < lo+hole; x++ {
+				for k := range c {
+					s.Set(0, y, x, k, 0)
+				}
+			}
+		}
+	}
+	if hole > 0 && damageUntil > 0 {
+		damage(init)
+	}
+	frames := []dlca.Bits{*init.Clone()}
+	m.Circuit().Rollout(init, steps, dlca.HardOptions{Async: e.Async, Seed: checkSeed, After: func(t int, s *dlca.Bits) {
+		if hole > 0 && t <= damageUntil {
+			damage(s)
+		}
+		frames = append(frames, *s.Clone())
+	}})
+	return frames
+}
+
+// WrongCells counts the cells of s whose loss channels differ from e's
+// target on s's grid, skipping the centre hole x hole square.
+func WrongCells(e *Experiment, s *dlca.Bits, hole int) int {
+	target := e.Target(s.Height, s.Width)
+	lo := (s.Height - hole) / 2
+	lox := (s.Width - hole) / 2
+	wrong := 0
+	for y := range s.Height {
+		for x := range s.Width {
+			if hole > 0 && y >= lo && y < lo+hole && x >= lox && x < lox+hole {
+				continue
+			}
+			for j, k := range e.LossChannels {
+				want := uint8(0)
+				if target[(y*s.Width+x)*len(e.LossChannels)+j] > 0.5 {
+					want = 1
+				}
+				if s.Get(0, y, x, k) != want {
+					wrong++
+					break
+				}
+			}
+		}
+	}
+	return wrong
+}
+
+// checkerboardChecks are the paper's checks of a pattern-growing model: on a
+// size x size grid for steps steps it forms the pattern; with the centre hole
+// x hole square zeroed at every step the rest stays right; with that damage
+// only during the first healAfter steps it heals completely.
+func checkerboardChecks(size, steps, hole, healAfter int) []Check {
+	check := func(name, desc string, damageUntil, skip int) Check {
+		return Check{Name: name, Description: desc, Run: func(e *Experiment, m *dlca.Model) CheckResult {
+			frames := Rollout(e, m, size, steps, hole, damageUntil)
+			wrong := WrongCells(e, &frames[len(frames)-1], skip)
+			return CheckResult{Name: name, Passed: wrong == 0, Wrong: wrong, Frames: frames, Detail: fmt.Sprintf("%s: %d wrong cells", desc, wrong)}
+		}}
+	}
+	return []Check{
+		check("generalise", fmt.Sprintf("%dx%d grid, %d steps", size, size, steps), 0, 0),
+		check("fault-tolerance", fmt.Sprintf("%dx%d, %d steps, centre %dx%d zeroed every step (cells outside it)", size, size, steps, hole, hole), steps, hole),
+		check("self-healing", fmt.Sprintf("%dx%d, %d steps, centre %dx%d zeroed during the first %d", size, size, steps, hole, hole, healAfter), healAfter, 0),
+	}
+}
+
+// RunChecks runs every check of e on m.
+func RunChecks(e *Experiment, m *dlca.Model) []CheckResult {
+	var out []CheckResult
+	for _, c := range e.Checks {
+		out = append(out, c.Run(e, m))
+	}
+	return out
+}
