@@ -31,20 +31,24 @@ func benchNet(tb testing.TB, in int, sizes []int, rows int) ([]*Layer, *autograd
 	for i := range x.Len() {
 		x.SetAt(i, rng.Float64())
 	}
+	// In training the update network's input (perception) needs its
+	// gradient too, so the backward pass computes every layer's dx.
+	x.SetRequiresGrad(true)
 	return net, x
 }
 
 // runNet applies the stack with forward (Layer.Forward or the reference) and,
-// when backward, backpropagates a gradient of ones.
-func runNet(tb testing.TB, net []*Layer, x *autograd.Tensor, forward func(*Layer, *autograd.Tensor) *autograd.Tensor, backward bool) {
+// when backward, backpropagates the gradient seed.
+func runNet(tb testing.TB, net []*Layer, x, seed *autograd.Tensor, forward func(*Layer, *autograd.Tensor) *autograd.Tensor, backward bool) {
 	y := x
 	for _, l := range net {
 		y = forward(l, y)
 	}
 	if backward {
-		if err := y.BackwardWith(autograd.Ones(y.DType(), y.Shape()...)); err != nil {
+		if err := y.BackwardWith(seed); err != nil {
 			tb.Fatal(err)
 		}
+		x.ZeroGrad()
 		for _, l := range net {
 			l.Logits.ZeroGrad()
 		}
@@ -61,8 +65,9 @@ func gateEvals(net []*Layer, rows int) int {
 
 func benchmarkNet(b *testing.B, in int, sizes []int, forward func(*Layer, *autograd.Tensor) *autograd.Tensor, backward bool) {
 	net, x := benchNet(b, in, sizes, benchRows)
+	seed := autograd.Ones(x.DType(), benchRows, 1, sizes[len(sizes)-1])
 	for b.Loop() {
-		runNet(b, net, x, forward, backward)
+		runNet(b, net, x, seed, forward, backward)
 	}
 	b.ReportMetric(float64(gateEvals(net, benchRows))*float64(b.N)/b.Elapsed().Seconds(), "gate-evals/s")
 }
@@ -74,6 +79,21 @@ func BenchmarkLayer256ForwardBackward(b *testing.B) { benchmarkNet(b, 256, []int
 func BenchmarkUpdateNetForward(b *testing.B)        { benchmarkNet(b, 264, updateSizes, fused, false) }
 func BenchmarkUpdateNetForwardBackward(b *testing.B) {
 	benchmarkNet(b, 264, updateSizes, fused, true)
+}
+
+// The composed-autograd reference on the same work, for the speedup.
+
+func BenchmarkReferenceLayer256Forward(b *testing.B) {
+	benchmarkNet(b, 256, []int{256}, reference, false)
+}
+func BenchmarkReferenceLayer256ForwardBackward(b *testing.B) {
+	benchmarkNet(b, 256, []int{256}, reference, true)
+}
+func BenchmarkReferenceUpdateNetForward(b *testing.B) {
+	benchmarkNet(b, 264, updateSizes, reference, false)
+}
+func BenchmarkReferenceUpdateNetForwardBackward(b *testing.B) {
+	benchmarkNet(b, 264, updateSizes, reference, true)
 }
 
 // BenchmarkMemCopy measures the machine's memory bandwidth with a copy of
