@@ -2,6 +2,7 @@ package circuit
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 )
 
@@ -154,9 +155,9 @@ func FireMask(dst []uint64, w int, p float64, seed uint64, step, y int) {
 			m = ^uint64(0)
 		case q > 0:
 			// Bit j of q decides whether a fresh random word is ORed or
-			// ANDed in; starting from the least significant bit this gives
-			// each bit of m the probability q/65536 exactly.
-			for j := 0; j < 16; j++ {
+			// ANDed in; starting from the least significant set bit this
+			// gives each bit of m the probability q/65536 exactly.
+			for j := bits.TrailingZeros64(q); j < 16; j++ {
 				if q>>j&1 == 1 {
 					m |= rng.Uint64()
 				} else {

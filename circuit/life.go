@@ -1,6 +1,12 @@
 package circuit
 
-import "github.com/dlca/dlca/gates"
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/dlca/dlca/gates"
+)
 
 // LifeCircuit returns Conway's Game of Life as a netlist of 28 two-input
 // gates (one channel, 9 inputs): an adder tree counts the eight neighbours
@@ -49,4 +55,87 @@ func lifeRule(nb []uint8) uint8 {
 		return 1
 	}
 	return 0
+}
+
+// StepLife computes one step of Conway's Game of Life from src (one
+// channel) into dst, the classic bit-parallel way: each row's cells are
+// summed three at a time into two-bit counts (west + centre + east above
+// and below, west + east in the row itself), the three counts are added
+// with full adders kept in registers, and the rule is applied to the sum's
+// bits. It is written by hand, independently of the netlist machinery, as
+// the yardstick the simulator's speed is compared with. workers <= 0 means
+// GOMAXPROCS.
+func StepLife(dst, src *Grid, b Boundary, workers int) {
+	src.mustMatch(dst, "StepLife")
+	if src.C != 1 {
+		panic(fmt.Sprintf("circuit: StepLife: Life has 1 channel, the grid %d", src.C))
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, src.H)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lifeRows(dst, src, b, src.H*w/workers, src.H*(w+1)/workers)
+		}()
+	}
+	wg.Wait()
+}
+
+// lifeRows computes rows [r0, r1) of a Life step.
+func lifeRows(dst, src *Grid, b Boundary, r0, r1 int) {
+	ww, top, last := src.Words, (src.W-1)%64, src.lastMask()
+	p := src.Planes[0]
+	zero := make([]uint64, ww)
+	row := func(y int) []uint64 {
+		if y < 0 || y >= src.H {
+			if b == Zero {
+				return zero
+			}
+			y = (y + src.H) % src.H
+		}
+		return p[y*ww : (y+1)*ww]
+	}
+	// neighbours returns word k of a row and of its west and east shifts.
+	neighbours := func(r []uint64, k int) (west, mid, east uint64) {
+		mid = r[k]
+		var cw, ce uint64
+		switch {
+		case k > 0:
+			cw = r[k-1] >> 63
+		case b == Periodic:
+			cw = r[ww-1] >> top & 1
+		}
+		switch {
+		case k < ww-1:
+			ce = r[k+1] << 63
+		case b == Periodic:
+			ce = (r[0] & 1) << top
+		}
+		return mid<<1 | cw, mid, mid>>1 | ce
+	}
+	for y := r0; y < r1; y++ {
+		up, here, down := row(y-1), row(y), row(y+1)
+		out := dst.Planes[0][y*ww : (y+1)*ww]
+		for k := range out {
+			uw, uc, ue := neighbours(up, k)
+			hw, alive, he := neighbours(here, k)
+			dw, dc, de := neighbours(down, k)
+			// Two-bit counts (bit 1, bit 0) of each row's neighbours.
+			u0, u1 := uw^uc^ue, uw&uc|ue&(uw^uc)
+			h0, h1 := hw^he, hw&he
+			d0, d1 := dw^dc^de, dw&dc|de&(dw^dc)
+			// Add them: bit 0 and its carry, then the four weight-2 bits.
+			s0 := u0 ^ h0 ^ d0
+			c0 := u0&h0 | d0&(u0^h0)
+			x, z := u1^h1, d1^c0
+			s1 := x ^ z
+			s2 := u1&h1 ^ d1&c0 ^ x&z // the count's bit 2 (mod 8)
+			out[k] = s1 &^ s2 & (s0 | alive)
+		}
+		out[ww-1] &= last
+	}
 }

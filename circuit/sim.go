@@ -30,6 +30,37 @@ type Sim struct {
 	slots    int
 	boundary Boundary
 	workers  int
+	spaces   []*workspace // one per worker, kept between steps
+}
+
+// workspace is one worker's scratch memory for grids of one row width.
+type workspace struct {
+	words    int           // row width in words it was made for
+	bandRows int           // rows per band
+	shifted  [][3][]uint64 // per channel: west, centre, east rows of a band and its halo
+	vals     [][]uint64    // value table: inputs (views into shifted), then slots
+	fire     []uint64      // one row's fire mask
+}
+
+// workspace returns worker w's scratch memory for grids like g.
+func (s *Sim) workspace(w int, g *Grid) *workspace {
+	if ws := s.spaces[w]; ws != nil && ws.words == g.Words {
+		return ws
+	}
+	ww, c := g.Words, g.C
+	ws := &workspace{words: ww, bandRows: max(1, blockWords/ww), fire: make([]uint64, ww)}
+	ws.shifted = make([][3][]uint64, c)
+	for ch := range ws.shifted {
+		for d := range 3 {
+			ws.shifted[ch][d] = make([]uint64, (ws.bandRows+2)*ww)
+		}
+	}
+	ws.vals = make([][]uint64, 9*c+s.slots)
+	for i := 9 * c; i < len(ws.vals); i++ {
+		ws.vals[i] = make([]uint64, ws.bandRows*ww)
+	}
+	s.spaces[w] = ws
+	return ws
 }
 
 // NewSim compiles a netlist for the simulator (gates that reach no output
@@ -41,7 +72,7 @@ func NewSim(nl *Netlist, b Boundary, workers int) *Sim {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	s := &Sim{channels: nl.Channels(), boundary: b, workers: workers}
+	s := &Sim{channels: nl.Channels(), boundary: b, workers: workers, spaces: make([]*workspace, workers)}
 	// Register allocation: a gate's slot is freed after its last reader,
 	// so the scratch space is the circuit's width, not its size.
 	n := int32(nl.NumInputs)
@@ -83,13 +114,28 @@ func NewSim(nl *Netlist, b Boundary, workers int) *Sim {
 
 // Step computes dst = one synchronous step of src. dst and src must be
 // distinct grids of the same shape with the netlist's channel count.
-func (s *Sim) Step(dst, src *Grid) { s.step(dst, src, 0, 0, 0, false) }
+func (s *Sim) Step(dst, src *Grid) { s.step(dst, src, nil) }
 
 // StepAsync computes one asynchronous step: each cell updates with
 // probability p (all its channels together, as FireMask(seed, step, y)
 // draws it) and otherwise keeps its state.
 func (s *Sim) StepAsync(dst, src *Grid, p float64, seed uint64, step int) {
-	s.step(dst, src, p, seed, step, true)
+	s.step(dst, src, func(y int, buf []uint64) []uint64 {
+		FireMask(buf, src.W, p, seed, step, y)
+		return buf
+	})
+}
+
+// StepFire computes one asynchronous step with given fire masks: the cells
+// set in fire, a one-channel grid of the same height and width, update;
+// the others keep their state.
+func (s *Sim) StepFire(dst, src, fire *Grid) {
+	if fire.H != src.H || fire.W != src.W || fire.C != 1 {
+		panic(fmt.Sprintf("circuit: Sim.StepFire: fire mask %dx%dx%d for a %dx%d grid, want one channel of the same size", fire.H, fire.W, fire.C, src.H, src.W))
+	}
+	s.step(dst, src, func(y int, _ []uint64) []uint64 {
+		return fire.Planes[0][y*fire.Words : (y+1)*fire.Words]
+	})
 }
 
 // Run advances g by steps synchronous steps and returns the result (g
@@ -103,7 +149,9 @@ func (s *Sim) Run(g *Grid, steps int) *Grid {
 	return a
 }
 
-func (s *Sim) step(dst, src *Grid, p float64, seed uint64, step int, async bool) {
+// step runs one step; fireRow, when not nil, returns row y's fire mask
+// (possibly written into buf, one row's words).
+func (s *Sim) step(dst, src *Grid, fireRow func(y int, buf []uint64) []uint64) {
 	src.mustMatch(dst, "Sim.Step")
 	if src.C != s.channels {
 		panic(fmt.Sprintf("circuit: Sim.Step: grid has %d channels, the netlist %d", src.C, s.channels))
@@ -115,10 +163,11 @@ func (s *Sim) step(dst, src *Grid, p float64, seed uint64, step int, async bool)
 	var wg sync.WaitGroup
 	for w := range workers {
 		r0, r1 := src.H*w/workers, src.H*(w+1)/workers
+		ws := s.workspace(w, src)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.rows(dst, src, r0, r1, p, seed, step, async)
+			s.rows(ws, dst, src, r0, r1, fireRow)
 		}()
 	}
 	wg.Wait()
@@ -129,21 +178,9 @@ func (s *Sim) step(dst, src *Grid, p float64, seed uint64, step int, async bool)
 // and shifted east (with the boundary applied), then every gate over the
 // band's words. Input n*C+c then reads the shifted plane of dx = n%3-1 at
 // a fixed offset of (n/3) rows, with no per-word work.
-func (s *Sim) rows(dst, src *Grid, r0, r1 int, p float64, seed uint64, step int, async bool) {
+func (s *Sim) rows(ws *workspace, dst, src *Grid, r0, r1 int, fireRow func(y int, buf []uint64) []uint64) {
 	ww, c := src.Words, src.C
-	bandRows := max(1, blockWords/ww)
-	shifted := make([][3][]uint64, c)
-	for ch := range shifted {
-		for d := range 3 {
-			shifted[ch][d] = make([]uint64, (bandRows+2)*ww)
-		}
-	}
-	nIn := 9 * c
-	vals := make([][]uint64, nIn+s.slots)
-	for i := nIn; i < len(vals); i++ {
-		vals[i] = make([]uint64, bandRows*ww)
-	}
-	fire := make([]uint64, ww)
+	bandRows, shifted, vals := ws.bandRows, ws.shifted, ws.vals
 	last := src.lastMask()
 	for y0 := r0; y0 < r1; y0 += bandRows {
 		rows := min(bandRows, r1-y0)
@@ -164,13 +201,14 @@ func (s *Sim) rows(dst, src *Grid, r0, r1 int, p float64, seed uint64, step int,
 		}
 		for i := range rows {
 			y := y0 + i
-			if async {
-				FireMask(fire, src.W, p, seed, step, y)
+			var fire []uint64
+			if fireRow != nil {
+				fire = fireRow(y, ws.fire)
 			}
 			for ch, o := range s.outputs {
 				out := dst.Planes[ch][y*ww : (y+1)*ww]
 				v := vals[o][i*ww : (i+1)*ww]
-				if async {
+				if fire != nil {
 					old := src.Planes[ch][y*ww : (y+1)*ww]
 					for k := range out {
 						out[k] = v[k]&fire[k] | old[k]&^fire[k]

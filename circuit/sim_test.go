@@ -179,3 +179,33 @@ func TestGridCells(t *testing.T) {
 		}
 	}
 }
+
+func TestStepLifeMatchesLife(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 0))
+	for _, b := range []Boundary{Periodic, Zero} {
+		for _, sz := range [][2]int{{1, 1}, {3, 5}, {33, 64}, {20, 150}} {
+			g := NewGrid(sz[0], sz[1], 1)
+			g.Randomize(rng)
+			got := NewGrid(sz[0], sz[1], 1)
+			StepLife(got, g, b, 3)
+			if want := lifeStep(g, b); !got.Equal(want) {
+				t.Fatalf("%v %v: StepLife differs from Life", b, sz)
+			}
+		}
+	}
+}
+
+func TestStepFireMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 0))
+	nl := randomCA(rng, 2, 50)
+	g := NewGrid(6, 70, 2)
+	g.Randomize(rng)
+	fire := NewGrid(6, 70, 1)
+	fire.Randomize(rng)
+	got := NewGrid(6, 70, 2)
+	NewSim(nl, Zero, 2).StepFire(got, g, fire)
+	want := referenceStep(nl, g, Zero, func(y, x int) bool { return fire.Get(y, x, 0) == 1 })
+	if !got.Equal(want) {
+		t.Fatal("StepFire differs from the reference")
+	}
+}
