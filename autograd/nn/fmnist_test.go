@@ -1,0 +1,43 @@
+package nn_test
+
+import (
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/dlca/dlca/internal/fmnist"
+	"github.com/dlca/dlca/internal/idx"
+)
+
+// TestFashionMNISTMLP trains the 784-128-10 perceptron for 4 epochs of Adam
+// (batch 128, learning rate 2e-3 annealed along a cosine) on the installed
+// Fashion-MNIST, read by internal/idx, and requires at least 87% test
+// accuracy (88.1% with this seed).
+func TestFashionMNISTMLP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains for several seconds; skipped with -short")
+	}
+	if _, err := os.Stat(idx.DefaultFashionMNISTDir); err != nil {
+		t.Skipf("Fashion-MNIST not installed at %s (apt-get install dataset-fashion-mnist)", idx.DefaultFashionMNISTDir)
+	}
+	train, err := idx.LoadMNIST(idx.DefaultFashionMNISTDir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	test, err := idx.LoadMNIST(idx.DefaultFashionMNISTDir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := fmnist.NewMLP(rand.New(rand.NewPCG(1, 0)))
+	cfg := fmnist.Config{Epochs: 4, Batch: 128, LR: 2e-3, Seed: 1}
+	if err := fmnist.Train(m, train, cfg, func(epoch int, loss float64) {
+		t.Logf("epoch %d: training loss %.4f", epoch, loss)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	acc := fmnist.Accuracy(m, test)
+	t.Logf("test accuracy %.4f", acc)
+	if acc < 0.87 {
+		t.Fatalf("test accuracy %.4f, want at least 0.87", acc)
+	}
+}

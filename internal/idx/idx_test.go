@@ -1,0 +1,110 @@
+package idx
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// encode builds an IDX byte stream by hand from the format's definition.
+func encode(dims []int, data []byte) []byte {
+	b := []byte{0, 0, typeUint8, byte(len(dims))}
+	for _, d := range dims {
+		b = append(b, byte(d>>24), byte(d>>16), byte(d>>8), byte(d))
+	}
+	return append(b, data...)
+}
+
+func gz(b []byte) []byte {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(b)
+	w.Close()
+	return buf.Bytes()
+}
+
+func TestRead(t *testing.T) {
+	raw := encode([]int{2, 3}, []byte{1, 2, 3, 4, 5, 6})
+	for name, in := range map[string][]byte{"plain": raw, "gzip": gz(raw)} {
+		a, err := Read(bytes.NewReader(in))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(a.Dims) != 2 || a.Dims[0] != 2 || a.Dims[1] != 3 || !bytes.Equal(a.Data, []byte{1, 2, 3, 4, 5, 6}) {
+			t.Fatalf("%s: got %v %v", name, a.Dims, a.Data)
+		}
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"empty", nil, "header"},
+		{"bad magic", []byte{1, 0, 8, 1, 0, 0, 0, 0}, "magic"},
+		{"float type", []byte{0, 0, 0x0d, 1, 0, 0, 0, 0}, "not supported"},
+		{"short data", encode([]int{4}, []byte{1, 2}), "ends early"},
+		{"trailing", append(encode([]int{1}, []byte{1}), 9), "trailing"},
+		{"huge", []byte{0, 0, 8, 2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, "exceed"},
+	}
+	for _, c := range cases {
+		if _, err := Read(bytes.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("%s: error %v, want one mentioning %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestLoadMNIST(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("t10k-images-idx3-ubyte.gz", gz(encode([]int{2, 1, 2}, []byte{0, 255, 7, 8})))
+	write("t10k-labels-idx1-ubyte", encode([]int{2}, []byte{9, 3}))
+	s, err := LoadMNIST(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Len() != 2 || s.Rows != 1 || s.Cols != 2 || s.Labels[0] != 9 || s.Labels[1] != 3 || s.Images[1] != 255 {
+		t.Fatalf("loaded %+v", s)
+	}
+	if _, err := LoadMNIST(dir, true); err == nil || !strings.Contains(err.Error(), "dataset-fashion-mnist") {
+		t.Fatalf("missing split: %v", err)
+	}
+}
+
+// TestFashionMNIST reads the installed data set, when present, and checks
+// the sizes the data set is published with.
+func TestFashionMNIST(t *testing.T) {
+	if _, err := os.Stat(DefaultFashionMNISTDir); err != nil {
+		t.Skipf("Fashion-MNIST not installed at %s (apt-get install dataset-fashion-mnist)", DefaultFashionMNISTDir)
+	}
+	for _, c := range []struct {
+		train bool
+		n     int
+	}{{true, 60000}, {false, 10000}} {
+		s, err := LoadMNIST(DefaultFashionMNISTDir, c.train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Len() != c.n || s.Rows != 28 || s.Cols != 28 || len(s.Images) != c.n*784 {
+			t.Fatalf("train=%v: %d examples of %dx%d", c.train, s.Len(), s.Rows, s.Cols)
+		}
+		counts := make([]int, 10)
+		for _, l := range s.Labels {
+			counts[l]++
+		}
+		for k, n := range counts {
+			if n != c.n/10 {
+				t.Fatalf("class %d has %d examples, want %d (balanced)", k, n, c.n/10)
+			}
+		}
+	}
+}
