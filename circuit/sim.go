@@ -26,7 +26,8 @@ type instr struct {
 type Sim struct {
 	channels int
 	prog     []instr
-	outputs  []int32 // value-table index of each output
+	outputs  []int32   // value-table index of each output
+	need     [][3]bool // per channel: whether anything reads its west, own, east shift
 	slots    int
 	boundary Boundary
 	workers  int
@@ -109,6 +110,24 @@ func NewSim(nl *Netlist, b Boundary, workers int) *Sim {
 	for _, o := range nl.Outputs {
 		s.outputs = append(s.outputs, slot[o])
 	}
+	// Only the shifted planes that some gate or output reads are computed.
+	s.need = make([][3]bool, s.channels)
+	read := func(v int32) {
+		if v < n {
+			s.need[int(v)%s.channels][int(v)/s.channels%3] = true
+		}
+	}
+	for _, g := range nl.Gates {
+		if dependsOnA(g.Op) {
+			read(g.A)
+		}
+		if dependsOnB(g.Op) {
+			read(g.B)
+		}
+	}
+	for _, o := range nl.Outputs {
+		read(o)
+	}
 	return s
 }
 
@@ -186,7 +205,7 @@ func (s *Sim) rows(ws *workspace, dst, src *Grid, r0, r1 int, fireRow func(y int
 		rows := min(bandRows, r1-y0)
 		for ch := range c {
 			for i := range rows + 2 {
-				s.shiftRow(shifted[ch], i*ww, src, ch, y0-1+i)
+				s.shiftRow(shifted[ch], s.need[ch], i*ww, src, ch, y0-1+i)
 			}
 		}
 		words := rows * ww
@@ -224,8 +243,9 @@ func (s *Sim) rows(ws *workspace, dst, src *Grid, r0, r1 int, fireRow func(y int
 
 // shiftRow writes row y of channel ch, as seen from each cell's west
 // neighbour (d = 0), the cell itself (1) and its east neighbour (2), into
-// sh[d][off:off+Words]. Rows beyond the grid wrap or read as zero.
-func (s *Sim) shiftRow(sh [3][]uint64, off int, g *Grid, ch, y int) {
+// sh[d][off:off+Words], for the d that need[d] asks for. Rows beyond the
+// grid wrap or read as zero.
+func (s *Sim) shiftRow(sh [3][]uint64, need [3]bool, off int, g *Grid, ch, y int) {
 	ww := g.Words
 	west, mid, east := sh[0][off:off+ww], sh[1][off:off+ww], sh[2][off:off+ww]
 	if y < 0 || y >= g.H {
@@ -238,21 +258,27 @@ func (s *Sim) shiftRow(sh [3][]uint64, off int, g *Grid, ch, y int) {
 		y = (y + g.H) % g.H
 	}
 	row := g.Planes[ch][y*ww : (y+1)*ww]
-	copy(mid, row)
+	if need[1] {
+		copy(mid, row)
+	}
 	top := (g.W - 1) % 64 // bit of the last cell in the last word
 	var wrapW, wrapE uint64
 	if s.boundary == Periodic {
 		wrapW = row[ww-1] >> top & 1 // cell W-1, west of cell 0
 		wrapE = row[0] & 1           // cell 0, east of cell W-1
 	}
-	// Cell x's west neighbour is cell x-1: move every bit up by one.
-	west[0] = row[0]<<1 | wrapW
-	for k := 1; k < ww; k++ {
-		west[k] = row[k]<<1 | row[k-1]>>63
+	if need[0] {
+		// Cell x's west neighbour is cell x-1: move every bit up by one.
+		west[0] = row[0]<<1 | wrapW
+		for k := 1; k < ww; k++ {
+			west[k] = row[k]<<1 | row[k-1]>>63
+		}
 	}
-	// Cell x's east neighbour is cell x+1: move every bit down by one.
-	for k := 0; k < ww-1; k++ {
-		east[k] = row[k]>>1 | row[k+1]<<63
+	if need[2] {
+		// Cell x's east neighbour is cell x+1: move every bit down by one.
+		for k := 0; k < ww-1; k++ {
+			east[k] = row[k]>>1 | row[k+1]<<63
+		}
+		east[ww-1] = row[ww-1]>>1 | wrapE<<top
 	}
-	east[ww-1] = row[ww-1]>>1 | wrapE<<top
 }

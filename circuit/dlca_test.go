@@ -1,0 +1,176 @@
+package circuit_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/circuit"
+	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/gates"
+)
+
+// fromDLCA converts dlca's plain netlist, which has the same fields as
+// circuit.Netlist (dlca does not import circuit and circuit never imports
+// dlca; only this external test sees both).
+func fromDLCA(d *dlca.Netlist) *circuit.Netlist {
+	nl := &circuit.Netlist{NumInputs: d.NumInputs, Outputs: append([]int32(nil), d.Outputs...)}
+	for _, g := range d.Gates {
+		nl.Gates = append(nl.Gates, circuit.Gate(g))
+	}
+	return nl
+}
+
+// learnedLike returns a model of cfg shaped like a trained one: every gate
+// passes a through, except active randomly chosen gates given a random op
+// other than A and B.
+func learnedLike(t testing.TB, cfg dlca.Config, active int, seed uint64) *dlca.Model {
+	t.Helper()
+	m, err := dlca.New(cfg, autograd.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0))
+	layers := m.Layers()
+	for range active {
+		l := layers[rng.IntN(len(layers))]
+		g := rng.IntN(l.Logits.Len() / gates.NumOps)
+		op := gates.Op(rng.IntN(gates.NumOps))
+		for op == gates.A || op == gates.B {
+			op = gates.Op(rng.IntN(gates.NumOps))
+		}
+		l.Logits.SetAt(g*gates.NumOps+int(op), 20) // above the pass-through's 10
+	}
+	return m
+}
+
+// smallConfig is a 3-channel CA with the paper's kernel shape.
+func smallConfig(b dlca.Boundary) dlca.Config {
+	return dlca.Config{Height: 8, Width: 8, Channels: 3, Boundary: b, Kernels: 4,
+		KernelLayers: []int{9, 8, 4, 2}, UpdateLayers: []int{32, 16, 8, 6, 3},
+		Seed: 3, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate}
+}
+
+// toGrid and fromGrid move a one-board dlca.Bits to and from a Grid.
+func toGrid(s *dlca.Bits) *circuit.Grid {
+	g := circuit.NewGrid(s.Height, s.Width, s.Channels)
+	for y := range s.Height {
+		for x := range s.Width {
+			for c := range s.Channels {
+				g.Set(y, x, c, s.Get(0, y, x, c))
+			}
+		}
+	}
+	return g
+}
+
+// The simulator, on the netlist dlca extracts from a model, agrees bit for
+// bit with dlca's own hard rollout, synchronous and asynchronous (with
+// dlca's fire masks), on both boundaries, before and after Simplify.
+func TestSimMatchesDLCAHardRollout(t *testing.T) {
+	const steps = 6
+	for _, b := range []dlca.Boundary{dlca.Periodic, dlca.Zero} {
+		for _, async := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%v-async=%v", b, async), func(t *testing.T) {
+				cfg := smallConfig(b)
+				m := learnedLike(t, cfg, 60, 9)
+				start := dlca.NewBits(1, 9, 70, cfg.Channels)
+				rng := rand.New(rand.NewPCG(4, 0))
+				for c := range start.Planes {
+					for i := range start.Planes[c] {
+						start.Planes[c][i] = rng.Uint64()
+					}
+				}
+				start = toBits(toGrid(start)) // clears the bits past the last cell
+				want := toGrid(m.Circuit().Rollout(start, steps, dlca.HardOptions{Async: async, Seed: 5}))
+
+				nl := fromDLCA(m.Netlist())
+				if len(nl.Gates) < 10 {
+					t.Fatalf("the model's circuit has only %d gates: the test would prove little", len(nl.Gates))
+				}
+				simple, _ := circuit.Simplify(nl)
+				if mm, err := circuit.Equivalent(nl, simple, 1024, 1); err != nil || mm != nil {
+					t.Fatalf("Simplify changed the model's rule: %v %v", mm, err)
+				}
+				bound := circuit.Periodic
+				if b == dlca.Zero {
+					bound = circuit.Zero
+				}
+				for _, n := range []*circuit.Netlist{nl, simple} {
+					sim := circuit.NewSim(n, bound, 2)
+					cur := toGrid(start)
+					masks := dlca.NewFireMasks(5, cfg.FireRate)
+					for range steps {
+						next := circuit.NewGrid(cur.H, cur.W, cur.C)
+						if async {
+							sim.StepFire(next, cur, fireGrid(masks.Next(cur.H*cur.W), cur.H, cur.W))
+						} else {
+							sim.Step(next, cur)
+						}
+						cur = next
+					}
+					if !cur.Equal(want) {
+						t.Fatalf("simulator (%d gates) differs from dlca's hard rollout", len(n.Gates))
+					}
+				}
+			})
+		}
+	}
+}
+
+func toBits(g *circuit.Grid) *dlca.Bits {
+	s := dlca.NewBits(1, g.H, g.W, g.C)
+	for y := range g.H {
+		for x := range g.W {
+			for c := range g.C {
+				s.Set(0, y, x, c, g.Get(y, x, c))
+			}
+		}
+	}
+	return s
+}
+
+// fireGrid turns dlca's per-cell fire draws into a one-channel grid.
+func fireGrid(fire []bool, h, w int) *circuit.Grid {
+	g := circuit.NewGrid(h, w, 1)
+	for i, f := range fire {
+		if f {
+			g.Set(i/w, i%w, 0, 1)
+		}
+	}
+	return g
+}
+
+// checkerboardConfig is the paper's synchronous checkerboard architecture.
+func checkerboardConfig() dlca.Config {
+	return dlca.Config{Height: 16, Width: 16, Channels: 8, Boundary: dlca.Zero, Kernels: 16,
+		KernelLayers: []int{9, 8, 4, 2},
+		UpdateLayers: []int{256, 256, 256, 256, 256, 256, 256, 256, 256, 256, 128, 64, 32, 16, 8, 8},
+		Seed:         23, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate}
+}
+
+// BenchmarkCheckerboardLike runs a circuit of the checkerboard model's
+// architecture with 92 active gates (what an independent re-implementation
+// ended with), as dlca extracts it and simplified, on a 1024x1024 grid.
+func BenchmarkCheckerboardLike(b *testing.B) {
+	nl := fromDLCA(learnedLike(b, checkerboardConfig(), 92, 23).Netlist())
+	simple, _ := circuit.Simplify(nl)
+	for _, c := range []struct {
+		name string
+		nl   *circuit.Netlist
+	}{{"extracted", nl}, {"simplified", simple}} {
+		b.Run(fmt.Sprintf("%s-%dgates", c.name, len(c.nl.Gates)), func(b *testing.B) {
+			g := circuit.NewGrid(1024, 1024, 8)
+			g.Randomize(rand.New(rand.NewPCG(1, 0)))
+			next := circuit.NewGrid(g.H, g.W, g.C)
+			sim := circuit.NewSim(c.nl, circuit.Zero, 0)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				sim.Step(next, g)
+				g, next = next, g
+			}
+			b.ReportMetric(float64(g.H*g.W)*float64(b.N)/b.Elapsed().Seconds(), "cells/s")
+		})
+	}
+}
