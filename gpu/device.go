@@ -67,7 +67,12 @@ func Open() (*Device, error) {
 		a.Release()
 	}
 	adapter := adapters[0]
+	info := adapter.GetInfo()
 	limits := adapter.GetLimits().Limits
+	// NOTE: webgpu v0.23.0 reads MaxPushConstantSize from an uninitialised
+	// malloc'd struct, so it holds garbage that makes RequestDevice fail
+	// now and then. No kernel uses push constants: ask for none.
+	limits.MaxPushConstantSize = 0
 	dev, err := adapter.RequestDevice(&wgpu.DeviceDescriptor{
 		Label:          "dlca",
 		RequiredLimits: &wgpu.RequiredLimits{Limits: limits},
@@ -75,10 +80,10 @@ func Open() (*Device, error) {
 	if err != nil {
 		adapter.Release()
 		instance.Release()
-		return nil, fmt.Errorf("gpu: adapter %s refused a device with its own limits: %v", describe(adapter.GetInfo()), err)
+		return nil, fmt.Errorf("gpu: adapter %s refused a device with its own limits: %v", describe(info), err)
 	}
 	d := &Device{
-		Info:      adapter.GetInfo(),
+		Info:      info,
 		Limits:    dev.GetLimits().Limits,
 		instance:  instance,
 		adapter:   adapter,
