@@ -81,6 +81,40 @@ func BenchmarkUpdateNetForwardBackward(b *testing.B) {
 	benchmarkNet(b, 264, updateSizes, fused, true)
 }
 
+// benchPerception returns the checkerboard's perception: 16 kernels
+// [9,8,4,2] applied channel by channel, so rows = 512 cells x 8 channels,
+// and a random 3x3 neighbourhood per row.
+func benchPerception(tb testing.TB) ([]*Layer, *autograd.Tensor) {
+	rng := newRNG(23)
+	const kernels = 16
+	net := []*Layer{NewLayer("perceive1", 9, MooreWiring(rng), kernels, DefaultInit(), autograd.Float32, rng)}
+	for _, s := range [][2]int{{8, 4}, {4, 2}} {
+		w, err := UniqueWiring(s[0], s[1], rng)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		net = append(net, NewLayer("perceive", s[0], w, kernels, DefaultInit(), autograd.Float32, rng))
+	}
+	x := autograd.Zeros(autograd.Float32, 8*benchRows, 9)
+	for i := range x.Len() {
+		x.SetAt(i, rng.Float64())
+	}
+	x.SetRequiresGrad(true)
+	return net, x
+}
+
+func benchmarkPerception(b *testing.B, backward bool) {
+	net, x := benchPerception(b)
+	seed := autograd.Ones(x.DType(), 8*benchRows, 16, 2)
+	for b.Loop() {
+		runNet(b, net, x, seed, fused, backward)
+	}
+	b.ReportMetric(float64(gateEvals(net, 8*benchRows))*float64(b.N)/b.Elapsed().Seconds(), "gate-evals/s")
+}
+
+func BenchmarkPerceptionForward(b *testing.B)         { benchmarkPerception(b, false) }
+func BenchmarkPerceptionForwardBackward(b *testing.B) { benchmarkPerception(b, true) }
+
 // The composed-autograd reference on the same work, for the speedup.
 
 func BenchmarkReferenceLayer256Forward(b *testing.B) {
@@ -106,4 +140,59 @@ func BenchmarkMemCopy(b *testing.B) {
 	for b.Loop() {
 		copy(dst, src)
 	}
+}
+
+// kernelBench is one 256->256 layer over benchRows rows on plain slices, for
+// the kernels alone (no autograd, no allocation of results).
+type kernelBench struct {
+	d        Dims
+	x, y, dx []float32
+	coeffs   []float32
+	sums     []float64
+	w        Wiring
+	rev      ReverseIndex
+}
+
+func newKernelBench(tb testing.TB) *kernelBench {
+	rng := newRNG(1)
+	w, err := UniqueWiring(256, 256, rng)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	k := &kernelBench{d: Dims{Rows: benchRows, Groups: 1, In: 256, Out: 256, SharedInput: true}, w: w, rev: NewReverseIndex(w, 256)}
+	k.x = make([]float32, k.d.XLen())
+	k.dx = make([]float32, k.d.XLen())
+	k.y = make([]float32, k.d.YLen())
+	for i := range k.x {
+		k.x[i] = rng.Float32()
+	}
+	logits := make([]float32, NumOps*k.d.Gates())
+	for i := range logits {
+		logits[i] = float32(rng.NormFloat64())
+	}
+	k.coeffs = make([]float32, 4*k.d.Gates())
+	SoftCoeffs(make([]float32, len(logits)), k.coeffs, logits)
+	k.sums = make([]float64, 4*k.d.Gates())
+	return k
+}
+
+func (k *kernelBench) report(b *testing.B) {
+	b.ReportMetric(float64(k.d.YLen())*float64(b.N)/b.Elapsed().Seconds(), "gate-evals/s")
+}
+
+func BenchmarkKernelForward256(b *testing.B) {
+	k := newKernelBench(b)
+	for b.Loop() {
+		ForwardSoft(k.y, k.x, k.coeffs, k.w, k.d)
+	}
+	k.report(b)
+}
+
+// BenchmarkKernelBackward256 uses y as the upstream gradient.
+func BenchmarkKernelBackward256(b *testing.B) {
+	k := newKernelBench(b)
+	for b.Loop() {
+		BackwardSoft(k.dx, k.sums, k.y, k.x, k.coeffs, k.w, k.rev, k.d)
+	}
+	k.report(b)
 }
