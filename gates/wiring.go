@@ -53,7 +53,7 @@ func NewWiring(in int, a, b []int) (Wiring, error) {
 // inputs have fewer than out distinct pairs.
 func UniqueWiring(in, out int, rng *rand.Rand) (Wiring, error) {
 	if in < 0 || out < 0 || 2*out < in {
-		return Wiring{}, fmt.Errorf("gates: unique wiring of %d gates over %d inputs: needs at least in/2 = %d gates so that every input is read", out, in, (in+1)/2)
+		return Wiring{}, fmt.Errorf("gates: unique wiring of %d gates over %d inputs: needs at least ceil(in/2) = %d gates so that every input is read", out, in, (in+1)/2)
 	}
 	if pairs := in * (in - 1) / 2; pairs < out {
 		return Wiring{}, fmt.Errorf("gates: unique wiring of %d gates over %d inputs: only %d distinct pairs exist", out, in, pairs)
