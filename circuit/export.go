@@ -11,6 +11,57 @@ import (
 	"github.com/dlca/dlca/gates"
 )
 
+// Format is a file format the netlist can be written in.
+type Format uint8
+
+// The export formats.
+const (
+	Verilog   Format = iota // WriteVerilog
+	C                       // WriteC
+	DigitalJS               // WriteDigitalJS
+	DOT                     // WriteDOT
+	JSON                    // Netlist.WriteJSON
+)
+
+var formatNames = [...]string{"verilog", "c", "digitaljs", "dot", "json"}
+var formatExts = [...]string{".v", ".c", ".digitaljs.json", ".dot", ".netlist.json"}
+
+func (f Format) String() string { return formatNames[f] }
+
+// Ext returns the usual file name extension of the format, such as ".v".
+func (f Format) Ext() string { return formatExts[f] }
+
+// ParseFormat returns the format named s (verilog, c, digitaljs, dot or
+// json).
+func ParseFormat(s string) (Format, error) {
+	for f, n := range formatNames {
+		if n == s {
+			return Format(f), nil
+		}
+	}
+	return 0, fmt.Errorf("circuit: unknown export format %q (want one of %s)", s, strings.Join(formatNames[:], ", "))
+}
+
+// Write writes the netlist in format f; name names the module, functions or
+// graph where the format has one.
+func Write(w io.Writer, nl *Netlist, f Format, name string) error {
+	switch f {
+	case Verilog:
+		return WriteVerilog(w, nl, name)
+	case C:
+		return WriteC(w, nl, name)
+	case DigitalJS:
+		return WriteDigitalJS(w, nl)
+	case DOT:
+		return WriteDOT(w, nl, name)
+	default:
+		if err := nl.Validate(); err != nil {
+			return err
+		}
+		return nl.WriteJSON(w)
+	}
+}
+
 // identifier matches names valid as C functions and Verilog modules.
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 

@@ -1,7 +1,9 @@
 package circuit
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/dlca/dlca/gates"
 )
@@ -9,19 +11,24 @@ import (
 // Gate is one two-input gate of a Netlist. A and B are value indices: an
 // input below NumInputs, else the output of gate index-NumInputs.
 type Gate struct {
-	Op   gates.Op
-	A, B int32
+	Op gates.Op `json:"op"`
+	A  int32    `json:"a"`
+	B  int32    `json:"b"`
 }
 
 // Netlist is a combinational circuit, in the cellular-automaton case one
 // cell's update rule (see the package documentation for the numbering).
+//
+// Its JSON form (WriteJSON, ReadNetlist) is {"num_inputs": N, "gates":
+// [{"op": 6, "a": 0, "b": 4}, ...], "outputs": [...], "labels": [...]},
+// ops numbered as in gates.Op; dlca.Netlist has the same fields.
 type Netlist struct {
-	NumInputs int
-	Gates     []Gate
-	Outputs   []int32
+	NumInputs int     `json:"num_inputs"`
+	Gates     []Gate  `json:"gates"`
+	Outputs   []int32 `json:"outputs"`
 	// Labels optionally names the section each gate belongs to, such as
 	// "perception" or "update": nil, or one label per gate.
-	Labels []string
+	Labels []string `json:"labels,omitempty"`
 }
 
 // NumValues returns the number of values: inputs followed by gate outputs.
@@ -117,4 +124,26 @@ func (nl *Netlist) Eval(in []uint8) []uint8 {
 		out[i] = v[o]
 	}
 	return out
+}
+
+// WriteJSON writes the netlist as JSON (see Netlist).
+func (nl *Netlist) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(nl)
+}
+
+// ReadNetlist reads a netlist written by WriteJSON (or dlca's netlist) and
+// checks that it is well formed.
+func ReadNetlist(r io.Reader) (*Netlist, error) {
+	var nl Netlist
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&nl); err != nil {
+		return nil, fmt.Errorf("circuit: reading a netlist: %w (want JSON with num_inputs, gates, outputs)", err)
+	}
+	if err := nl.Validate(); err != nil {
+		return nil, err
+	}
+	return &nl, nil
 }
