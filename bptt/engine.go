@@ -59,13 +59,13 @@ func (s Setup) Validate() error {
 	case s.Optimizer.Clip <= 0:
 		return fmt.Errorf("bptt: gradient clip %v: must be positive (the paper uses 100)", s.Optimizer.Clip)
 	}
-	for _, c := range s.LossChannels {
+	for i, c := range s.LossChannels {
 		if c < 0 || c >= s.Model.Config.Channels {
 			return fmt.Errorf("bptt: loss channel %d out of range for %d channels", c, s.Model.Config.Channels)
 		}
-	}
-	if slices.Contains(s.LossChannels[1:], s.LossChannels[0]) {
-		return fmt.Errorf("bptt: loss channels %v repeat a channel", s.LossChannels)
+		if slices.Contains(s.LossChannels[:i], c) {
+			return fmt.Errorf("bptt: loss channels %v name channel %d twice", s.LossChannels, c)
+		}
 	}
 	return nil
 }

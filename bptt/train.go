@@ -46,6 +46,9 @@ type Run struct {
 	Seed      uint64
 	Source    Source
 	Observers []Observer
+	// Stop, if not nil, ends training early when it returns true for an
+	// iteration's metrics (after the observers saw them).
+	Stop func(Metrics) bool
 }
 
 // Train runs run.Iterations iterations of eng and returns every iteration's
@@ -90,6 +93,9 @@ func Train(ctx context.Context, eng Engine, setup Setup, run Run) ([]Metrics, *d
 		all = append(all, met)
 		for _, o := range run.Observers {
 			o(Event{Metrics: met, Iterations: run.Iterations, Elapsed: time.Since(start), Model: before, Batch: b})
+		}
+		if run.Stop != nil && run.Stop(met) {
+			break
 		}
 	}
 	m, err := eng.Model()

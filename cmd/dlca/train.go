@@ -145,6 +145,26 @@ func writeJSON(path string, v any) error {
 	})
 }
 
+// writeOutputs writes run.json, the loss curve, the hard rollout on the
+// training grid and one animation per check into dir.
 func writeOutputs(dir string, e *experiments.Experiment, m *dlca.Model, rec *runRecord) error {
-	return writeJSON(filepath.Join(dir, "run.json"), rec)
+	if err := writeJSON(filepath.Join(dir, "run.json"), rec); err != nil {
+		return err
+	}
+	title := fmt.Sprintf("%s, seed %d", e.Name, rec.Seed)
+	if err := saveLossPlot(filepath.Join(dir, "loss.png"), title, rec.Metrics); err != nil {
+		return err
+	}
+	train := experiments.Rollout(e, m, e.Model.Height, e.Steps, 0, 0)
+	if err := saveBitsGIF(filepath.Join(dir, "rollout.gif"), train, 16); err != nil {
+		return err
+	}
+	for _, c := range rec.Checks {
+		if c.Frames != nil {
+			if err := saveBitsGIF(filepath.Join(dir, c.Name+".gif"), c.Frames, 4); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

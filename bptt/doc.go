@@ -1,0 +1,37 @@
+// Package bptt trains differentiable logic cellular automata by
+// backpropagation through time, as in the paper: every iteration takes a
+// fresh batch, rolls the soft automaton out for T steps keeping every
+// activation, takes the sum of squared errors on the loss channels at the
+// final step, backpropagates through all T steps, clips every gradient
+// element to [-Clip, Clip] and steps AdamW.
+//
+// # Engines
+//
+// An Engine performs iterations: Iterate(batch) and Model(). Setup (the
+// model and the fixed iteration shape) and Batch (plain float32 slices) are
+// all an engine is given, so the GPU engine in package gpu implements the
+// same interface as the CPU engine here (NewCPU, built on autograd and
+// dlca's fused step op).
+//
+// # Training and observers
+//
+// Train drives an engine for Run.Iterations iterations. After each it
+// computes the hard loss (the argmax circuit on bits, same batch, same fire
+// masks) and the active gates of the model the iteration started from, and
+// passes an Event to every Observer, synchronously. Progress is the
+// terminal observer; the viewer subscribes the same way, so this package
+// imports no UI.
+//
+// # Determinism
+//
+// Batches and fire masks come from rand.NewPCG(Run.Seed, 1); the kernels
+// partition work independently of the number of goroutines and add partial
+// sums in a fixed order. The same seeds give the same model bit for bit
+// whatever GOMAXPROCS is.
+//
+// # Errors
+//
+// Setup.Validate and Train return errors for bad settings (they come from
+// the command line); a batch of the wrong size is a programmer error and
+// panics with a message prefixed "bptt: ".
+package bptt

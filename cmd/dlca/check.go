@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/experiments"
+)
+
+func runCheck(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("dlca check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	model := fs.String("model", "", "model file (required)")
+	name := fs.String("experiment", "checkerboard", "experiment whose checks to run")
+	gifs := fs.String("gifs", "", "directory to write one animation per check into")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0))
+	case *model == "":
+		return fmt.Errorf("-model is required: the model file to check")
+	}
+	e, err := experiments.Get(*name)
+	if err != nil {
+		return err
+	}
+	m, err := dlca.Load(*model)
+	if err != nil {
+		return err
+	}
+	if m.Config.Channels != e.Model.Channels {
+		return fmt.Errorf("the model has %d channels but experiment %s has %d; pass the right -experiment", m.Config.Channels, e.Name, e.Model.Channels)
+	}
+	if *gifs != "" {
+		if err := os.MkdirAll(*gifs, 0o755); err != nil {
+			return fmt.Errorf("cannot create the -gifs directory: %w", err)
+		}
+	}
+	failed := 0
+	for _, c := range experiments.RunChecks(e, m) {
+		fmt.Fprintf(stdout, "check %-16s %s  %s\n", c.Name, passFail(c.Passed), c.Detail)
+		if !c.Passed {
+			failed++
+		}
+		if *gifs != "" && c.Frames != nil {
+			if err := saveBitsGIF(filepath.Join(*gifs, c.Name+".gif"), c.Frames, 4); err != nil {
+				return err
+			}
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d checks failed", failed, len(e.Checks))
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/viewer/painter"
+)
+
+func runEval(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("dlca eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	model := fs.String("model", "", "model file (required)")
+	name := fs.String("experiment", "checkerboard", "experiment whose initial state and target to use")
+	size := fs.Int("size", 64, "grid height and width")
+	steps := fs.Int("steps", 80, "steps to run")
+	hard := fs.Bool("hard", true, "run the discretised circuit on bits")
+	soft := fs.Bool("soft", false, "run the soft (relaxed) model instead of the circuit")
+	async := fs.Bool("async", false, "asynchronous steps (each cell fires with the model's fire rate)")
+	seed := fs.Uint64("seed", 1, "seed of the initial state and fire masks")
+	gif := fs.String("gif", "", "write the rollout as an animated GIF here")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0))
+	case *model == "":
+		return fmt.Errorf("-model is required: the model file to evaluate")
+	case *size < 1 || *size > 4096:
+		return fmt.Errorf("-size %d: must be in 1..4096", *size)
+	case *steps < 0:
+		return fmt.Errorf("-steps %d: must not be negative", *steps)
+	}
+	isSoft := *soft || !*hard
+	e, err := experiments.Get(*name)
+	if err != nil {
+		return err
+	}
+	m, err := dlca.Load(*model)
+	if err != nil {
+		return err
+	}
+	if m.Config.Channels != e.Model.Channels {
+		return fmt.Errorf("the model has %d channels but experiment %s has %d; pass the right -experiment", m.Config.Channels, e.Name, e.Model.Channels)
+	}
+	rng := rand.New(rand.NewPCG(*seed, 0))
+	c := m.Config.Channels
+	init := autograd.New(e.Init(rng, *size, *size, c), 1, *size, *size, c)
+	var frames []painter.Frame
+	var final *dlca.Bits
+	if isSoft {
+		final = softRollout(m, init, *steps, *async, *seed, &frames)
+	} else {
+		states := []dlca.Bits{*dlca.BitsOf(init)}
+		final = m.Circuit().Rollout(dlca.BitsOf(init), *steps, dlca.HardOptions{Async: *async, Seed: *seed, After: func(_ int, s *dlca.Bits) {
+			states = append(states, *s.Clone())
+		}})
+		for i := range states {
+			frames = append(frames, frameOf(&states[i], 0))
+		}
+	}
+	mode := map[bool]string{true: "soft", false: "hard"}[isSoft]
+	wrong := experiments.WrongCells(e, final, 0)
+	fmt.Fprintf(stdout, "%s %s rollout, %dx%d, %d steps (async %v): %d of %d cells differ from the %s target\n",
+		*model, mode, *size, *size, *steps, *async, wrong, *size**size, e.Name)
+	if *gif != "" {
+		if err := saveGIF(*gif, frames, max(1, 256 / *size)); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", *gif)
+	}
+	return nil
+}
+
+// softRollout runs the relaxed model, recording each state as a frame, and
+// returns the final state thresholded at 0.5.
+func softRollout(m *dlca.Model, init *autograd.Tensor, steps int, async bool, seed uint64, frames *[]painter.Frame) *dlca.Bits {
+	record := func(s *autograd.Tensor) {
+		sh := s.Shape()
+		f := painter.NewFrame(sh[1], sh[2], sh[3])
+		copy(f.Cells, s.Data32())
+		*frames = append(*frames, f)
+	}
+	record(init)
+	var final *autograd.Tensor
+	autograd.NoGrad(func() {
+		final = m.Rollout(init, steps, dlca.RolloutOptions{Async: async, Seed: seed, After: func(_ int, s *autograd.Tensor) *autograd.Tensor {
+			record(s)
+			return s
+		}})
+	})
+	return dlca.BitsOf(final)
+}

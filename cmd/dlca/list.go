@@ -1,0 +1,23 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/dlca/dlca/experiments"
+)
+
+func runList(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("dlca list", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	for _, n := range experiments.Names() {
+		e, _ := experiments.Get(n)
+		fmt.Fprintf(stdout, "%-16s %s\n", n, e.Description)
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"io"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/viewer/painter"
+)
+
+// frameOf returns image b of a hard state as a painter frame.
+func frameOf(s *dlca.Bits, b int) painter.Frame {
+	f := painter.NewFrame(s.Height, s.Width, s.Channels)
+	for y := range s.Height {
+		for x := range s.Width {
+			for c := range s.Channels {
+				f.Cells[f.Index(y, x, c)] = float32(s.Get(b, y, x, c))
+			}
+		}
+	}
+	return f
+}
+
+// saveGIF draws channel 0 of every frame, scale pixels per cell, as an
+// animated GIF.
+func saveGIF(path string, frames []painter.Frame, scale int) error {
+	var imgs []image.Image
+	for _, f := range frames {
+		imgs = append(imgs, painter.Paint(f, painter.Options{Scale: scale}))
+	}
+	if err := painter.SaveGIF(path, imgs, 10); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return nil
+}
+
+// saveBitsGIF is saveGIF for a hard rollout (image 0 of each state).
+func saveBitsGIF(path string, states []dlca.Bits, scale int) error {
+	var frames []painter.Frame
+	for i := range states {
+		frames = append(frames, frameOf(&states[i], 0))
+	}
+	return saveGIF(path, frames, scale)
+}
+
+// saveLossPlot draws the soft and hard loss of every iteration as a PNG.
+func saveLossPlot(path, title string, metrics []bptt.Metrics) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "iteration"
+	p.Y.Label.Text = "loss (sum of squared errors)"
+	soft := make(plotter.XYs, len(metrics))
+	hard := make(plotter.XYs, len(metrics))
+	for i, m := range metrics {
+		soft[i] = plotter.XY{X: float64(m.Iteration), Y: m.SoftLoss}
+		hard[i] = plotter.XY{X: float64(m.Iteration), Y: m.HardLoss}
+	}
+	for _, s := range []struct {
+		name string
+		xy   plotter.XYs
+		col  color.RGBA
+	}{{"soft", soft, color.RGBA{B: 200, A: 255}}, {"hard", hard, color.RGBA{R: 220, A: 255}}} {
+		l, err := plotter.NewLine(s.xy)
+		if err != nil {
+			return fmt.Errorf("loss plot: %w", err)
+		}
+		l.Color = s.col
+		p.Add(l)
+		p.Legend.Add(s.name, l)
+	}
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	wt, err := p.WriterTo(16*vg.Centimeter, 10*vg.Centimeter, "png")
+	if err != nil {
+		return fmt.Errorf("loss plot: %w", err)
+	}
+	return dlca.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := wt.WriteTo(w)
+		return err
+	})
+}
