@@ -42,12 +42,7 @@ func WriteDigitalJS(w io.Writer, nl *Netlist) error {
 	nl = RemoveDead(nl)
 	c := nl.Channels()
 	d := djsCircuit{Devices: map[string]map[string]any{}, Connectors: []djsConnector{}, Subcircuits: map[string]any{}}
-	id := func(v int32) string {
-		if int(v) < nl.NumInputs {
-			return fmt.Sprintf("in%d", v)
-		}
-		return fmt.Sprintf("g%d", int(v)-nl.NumInputs)
-	}
+	id := func(v int32) string { return nl.valueName(v, "in%d", "g%d") }
 	connect := func(from, to, port string) {
 		d.Connectors = append(d.Connectors, djsConnector{From: djsPort{from, "out"}, To: djsPort{to, port}})
 	}

@@ -1,9 +1,6 @@
 package circuit
 
-import (
-	"fmt"
-	"io"
-)
+import "io"
 
 // WriteDOT writes the netlist as a Graphviz digraph named name, flowing left
 // to right: an ellipse per input that some gate or output reads (nN cC:
@@ -19,12 +16,7 @@ func WriteDOT(w io.Writer, nl *Netlist, name string) error {
 	nl = RemoveDead(nl)
 	c := nl.Channels()
 	e := &errWriter{w: w}
-	id := func(v int32) string {
-		if int(v) < nl.NumInputs {
-			return fmt.Sprintf("in%d", v)
-		}
-		return fmt.Sprintf("g%d", int(v)-nl.NumInputs)
-	}
+	id := func(v int32) string { return nl.valueName(v, "in%d", "g%d") }
 	used := make([]bool, nl.NumInputs)
 	for _, g := range nl.Gates {
 		for _, v := range [2]int32{g.A, g.B} {

@@ -97,6 +97,15 @@ func expr(o gates.Op, a, b string) string {
 	return sb.String()
 }
 
+// valueName names value v in an export: the input format applied to v for
+// an input, the gate format applied to k for gate k.
+func (nl *Netlist) valueName(v int32, input, gate string) string {
+	if int(v) < nl.NumInputs {
+		return fmt.Sprintf(input, v)
+	}
+	return fmt.Sprintf(gate, int(v)-nl.NumInputs)
+}
+
 // neighbourName describes neighbour n of the 3x3 neighbourhood.
 var neighbourName = [9]string{"north-west", "north", "north-east", "west", "centre", "east", "south-west", "south", "south-east"}
 
