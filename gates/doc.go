@@ -29,7 +29,12 @@
 // float32 or float64 so that other executors can run and test against the
 // same arithmetic. The input gradient is a gather through a ReverseIndex,
 // never a scatter, and rows are split into chunks fixed by the layer's shape,
-// so results are bit for bit the same for any number of goroutines.
+// so results are bit for bit the same for any number of goroutines. Inside
+// the kernels one row is one loop over every group's gates, the wiring
+// expanded to offsets within the row.
+//
+// Layer.ForwardReference is the same layer composed from autograd
+// primitives, the readable definition against which the fused op is tested.
 //
 // # Errors
 //

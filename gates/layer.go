@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/dlca/dlca/autograd"
@@ -51,7 +52,7 @@ type Layer struct {
 // Gaussian init has no rng.
 func NewLayer(name string, in int, w Wiring, groups int, init Init, dtype autograd.DType, rng *rand.Rand) *Layer {
 	if err := w.Check(in); err != nil {
-		panic(fmt.Sprintf("gates: layer %q: %v", name, err))
+		panic(layerError(name, err).Error())
 	}
 	if groups < 1 {
 		panic(fmt.Sprintf("gates: layer %q: %d groups", name, groups))
@@ -89,7 +90,7 @@ func (l *Layer) Validate() error {
 		return fmt.Errorf("gates: layer %q: wiring has %d gates, layer %d", l.Name, l.Wiring.Len(), l.Out)
 	}
 	if err := l.Wiring.Check(l.In); err != nil {
-		return fmt.Errorf("gates: layer %q: %w", l.Name, err)
+		return layerError(l.Name, err)
 	}
 	if err := l.checkLogitsShape(); err != nil {
 		return err
@@ -100,6 +101,11 @@ func (l *Layer) Validate() error {
 		}
 	}
 	return nil
+}
+
+// layerError puts the layer's name into an error from this package.
+func layerError(name string, err error) error {
+	return fmt.Errorf("gates: layer %q: %s", name, strings.TrimPrefix(err.Error(), "gates: "))
 }
 
 func (l *Layer) checkLogitsShape() error {
@@ -154,7 +160,7 @@ func (l *Layer) reverse() ReverseIndex {
 	defer l.mu.Unlock()
 	if l.rev == nil {
 		if err := l.Wiring.Check(l.In); err != nil {
-			panic(fmt.Sprintf("gates: layer %q: %v", l.Name, err))
+			panic(layerError(l.Name, err).Error())
 		}
 		r := NewReverseIndex(l.Wiring, l.In)
 		l.rev = &r

@@ -299,7 +299,7 @@ func TestBadInput(t *testing.T) {
 
 	mustPanic(t, "wiring out of range", func() {
 		NewLayer("L1", 3, Wiring{A: []int32{0, 3}, B: []int32{1, 2}}, 1, DefaultInit(), autograd.Float32, nil)
-	}, `"L1"`, "input 3, out of range for 3 inputs")
+	}, `gates: layer "L1": wiring of gate 1 reads input 3, out of range for 3 inputs`)
 	mustPanic(t, "input width", func() { fresh().Forward(autograd.Zeros(autograd.Float32, 3, 5)) }, `"L7"`, "[3 5]")
 	mustPanic(t, "input groups", func() { fresh().Forward(autograd.Zeros(autograd.Float32, 3, 3, 4)) }, `"L7"`, "[3 3 4]")
 	mustPanic(t, "input dtype", func() { fresh().Forward(autograd.Zeros(autograd.Float64, 3, 4)) }, `"L7"`, "float64")
