@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCmd runs the command line in-process and returns its exit status and
+// output.
+func runCmd(args ...string) (int, string, string) {
+	var out, errs bytes.Buffer
+	code := run(context.Background(), args, &out, &errs)
+	return code, out.String(), errs.String()
+}
+
+func TestBadCommandLines(t *testing.T) {
+	dir := t.TempDir()
+	notJSON := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(notJSON, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no command", nil, 2, "usage"},
+		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
+		{"unknown flag", []string{"train", "-colour", "red"}, 2, "flag provided but not defined"},
+		{"train without out", []string{"train"}, 1, "-out is required"},
+		{"train unknown experiment", []string{"train", "-experiment", "nope", "-out", dir}, 1, "unknown experiment"},
+		{"train unknown device", []string{"train", "-device", "tpu", "-out", dir}, 1, "unknown device"},
+		{"train negative iterations", []string{"train", "-iterations", "-3", "-out", dir}, 1, "must not be negative"},
+		{"train stray argument", []string{"train", "-out", dir, "extra"}, 1, "unexpected argument"},
+		{"eval without model", []string{"eval"}, 1, "-model is required"},
+		{"eval missing model", []string{"eval", "-model", filepath.Join(dir, "none.json")}, 1, "cannot open"},
+		{"eval truncated model", []string{"eval", "-model", notJSON}, 1, "truncated"},
+		{"eval bad size", []string{"eval", "-model", notJSON, "-size", "0"}, 1, "-size"},
+		{"check without model", []string{"check"}, 1, "-model is required"},
+		{"results without runs", []string{"results"}, 2, "usage"},
+		{"results not a run", []string{"results", "-out", filepath.Join(dir, "r.md"), dir}, 1, "not a training run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errs := runCmd(tc.args...)
+			if code != tc.code || !strings.Contains(errs, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want exit %d mentioning %q", code, errs, tc.code, tc.want)
+			}
+		})
+	}
+}
+
+// TestTrainEvalCheckResults runs the whole command line on the small
+// checkerboard: train writes every output, eval and check read the model,
+// results renders the run.
+func TestTrainEvalCheckResults(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runCmd("train", "-experiment", "checkerboard-small", "-out", dir)
+	if code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "hard loss 0") {
+		t.Fatalf("train did not reach hard loss 0:\n%s", out)
+	}
+	for _, f := range []string{"model.json", "run.json", "loss.png", "rollout.gif", "generalise.gif", "fault-tolerance.gif", "self-healing.gif"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("train did not write %s: %v", f, err)
+		}
+	}
+	model := filepath.Join(dir, "model.json")
+	gif := filepath.Join(dir, "eval.gif")
+	code, out, errs = runCmd("eval", "-experiment", "checkerboard-small", "-model", model, "-size", "24", "-steps", "30", "-gif", gif)
+	if code != 0 || !strings.Contains(out, "hard rollout, 24x24, 30 steps") || !strings.Contains(out, ": 0 of 576 cells differ") {
+		t.Fatalf("eval: exit %d, %s%s", code, out, errs)
+	}
+	code, out, errs = runCmd("eval", "-experiment", "checkerboard-small", "-model", model, "-size", "16", "-steps", "20", "-soft")
+	if code != 0 || !strings.Contains(out, "soft rollout") {
+		t.Fatalf("eval -soft: exit %d, %s%s", code, out, errs)
+	}
+	code, out, _ = runCmd("check", "-experiment", "checkerboard-small", "-model", model)
+	if !strings.Contains(out, "check generalise") || !strings.Contains(out, "check self-healing") || (code != 0 && code != 1) {
+		t.Fatalf("check: exit %d, %s", code, out)
+	}
+	md := filepath.Join(dir, "RESULTS.md")
+	if code, _, errs := runCmd("results", "-out", md, dir); code != 0 {
+		t.Fatalf("results: exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(md)
+	if err != nil || !strings.Contains(string(b), "| checkerboard-small | 23 | 23 | 300 |") {
+		t.Fatalf("RESULTS.md:\n%s (%v)", b, err)
+	}
+}
