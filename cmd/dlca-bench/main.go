@@ -1,0 +1,150 @@
+// Command dlca-bench times training iterations of the CPU and GPU engines
+// side by side on the same configuration (by default the paper's
+// checkerboard: 16x16, batch 2, 20 steps) and prints milliseconds per
+// iteration. Timings on a software adapter such as lavapipe say nothing
+// about a GPU; the command says so when it runs on one. docs/gpu.md
+// explains the setup.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/gpu"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// options are the command's flags.
+type options struct {
+	experiment         string
+	height, width      int
+	batch, steps       int
+	iterations, warmup int
+	engines            string
+	seed               uint64
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	var o options
+	fs := flag.NewFlagSet("dlca-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.experiment, "experiment", "checkerboard", "experiment whose configuration is timed")
+	fs.IntVar(&o.height, "height", 0, "grid height (0 = the experiment's)")
+	fs.IntVar(&o.width, "width", 0, "grid width (0 = the experiment's)")
+	fs.IntVar(&o.batch, "batch", 0, "initial states per iteration (0 = the experiment's)")
+	fs.IntVar(&o.steps, "steps", 0, "steps per rollout (0 = the experiment's)")
+	fs.IntVar(&o.iterations, "iterations", 5, "timed iterations per engine")
+	fs.IntVar(&o.warmup, "warmup", 1, "untimed iterations first (buffer allocation, shader compilation)")
+	fs.StringVar(&o.engines, "engines", "cpu,gpu", "comma-separated engines to time: cpu, gpu")
+	fs.Uint64Var(&o.seed, "seed", 23, "seed of the batches")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 || o.iterations < 1 || o.warmup < 0 {
+		fmt.Fprintln(stderr, "dlca-bench: flags only; -iterations must be at least 1 and -warmup at least 0")
+		return 2
+	}
+	if err := bench(o, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "dlca-bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// bench times each engine and prints the table.
+func bench(o options, stdout, stderr io.Writer) error {
+	e, err := experiments.Get(o.experiment)
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		dst *int
+		v   int
+	}{
+		{&e.Model.Height, o.height}, {&e.Model.Width, o.width}, {&e.Batch, o.batch}, {&e.Steps, o.steps},
+	} {
+		if f.v != 0 {
+			*f.dst = f.v
+		}
+	}
+	m, err := dlca.New(e.Model, autograd.Float32)
+	if err != nil {
+		return err
+	}
+	setup := e.Setup(m)
+	fmt.Fprintf(stdout, "configuration: %s, %dx%d grid, batch %d, %d steps, %d gates (each kernel once), %d timed iterations after %d warm-up\n",
+		e.Name, e.Model.Height, e.Model.Width, e.Batch, e.Steps, m.NumGates(), o.iterations, o.warmup)
+	var failed []string
+	results := map[string]string{}
+	names := strings.Split(o.engines, ",")
+	for _, name := range names {
+		ms, err := timeEngine(name, setup, e, o, stdout)
+		if err != nil {
+			failed = append(failed, name)
+			results[name] = "failed: " + err.Error()
+			continue
+		}
+		results[name] = fmt.Sprintf("%.1f", ms)
+	}
+	fmt.Fprintf(stdout, "%-6s %s\n", "engine", "ms/iteration")
+	for _, name := range names {
+		fmt.Fprintf(stdout, "%-6s %s\n", name, results[name])
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("engine(s) %s failed", strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// timeEngine returns the mean milliseconds per iteration of one engine.
+func timeEngine(name string, setup bptt.Setup, e *experiments.Experiment, o options, stdout io.Writer) (float64, error) {
+	var eng bptt.Engine
+	var err error
+	switch name {
+	case "cpu":
+		eng, err = bptt.NewCPU(setup)
+	case "gpu":
+		var d *gpu.Device
+		if d, err = gpu.Open(); err != nil {
+			return 0, err
+		}
+		defer d.Close()
+		fmt.Fprintf(stdout, "gpu device: %s\n", d)
+		if d.IsSoftware() {
+			fmt.Fprintln(stdout, "gpu device is a software (CPU) adapter: its timings say nothing about a GPU")
+		}
+		eng, err = gpu.NewEngine(setup, gpu.Options{Device: d})
+	default:
+		return 0, errors.New("unknown engine (use cpu or gpu)")
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer eng.Close()
+	src := e.Source()
+	rng := rand.New(rand.NewPCG(o.seed, 1))
+	var total time.Duration
+	for i := range o.warmup + o.iterations {
+		b := src(rng)
+		b.FireSeed = rng.Uint64()
+		start := time.Now()
+		if _, err := eng.Iterate(b); err != nil {
+			return 0, err
+		}
+		if i >= o.warmup {
+			total += time.Since(start)
+		}
+	}
+	return float64(total.Microseconds()) / 1000 / float64(o.iterations), nil
+}
