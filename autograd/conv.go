@@ -74,28 +74,45 @@ func Conv2d(x, w, bias *Tensor, cfg Conv2dConfig) *Tensor {
 	if g.oh <= 0 || g.ow <= 0 {
 		panic(fmt.Sprintf("autograd: Conv2d: kernel %v larger than padded input %v", w.shape, x.shape))
 	}
+	if bias != nil && (bias.Dim() != 1 || bias.shape[0] != g.o) {
+		panic(fmt.Sprintf("autograd: Conv2d: bias %v for weight %v (want [%d])", bias.shape, w.shape, g.o))
+	}
+	if bias != nil {
+		checkDType("Conv2d", x, bias)
+	}
 	out := Zeros(x.dtype, g.n, g.o, g.oh, g.ow)
 	if x.dtype == Float64 {
-		convForward(g, out.f64, x.f64, w.f64)
+		convForward(g, out.f64, x.f64, w.f64, data64(bias))
 	} else {
-		convForward(g, out.f32, x.f32, w.f32)
+		convForward(g, out.f32, x.f32, w.f32, data32(bias))
 	}
-	y := Record("Conv2d", out, []*Tensor{x, w}, func(gr *Tensor) []*Tensor {
+	return Record("Conv2d", out, []*Tensor{x, w, bias}, func(gr *Tensor) []*Tensor {
 		gx, gw := ZerosLike(x), ZerosLike(w)
 		if x.dtype == Float64 {
 			convBackward(g, gx.f64, gw.f64, gr.f64, x.f64, w.f64)
 		} else {
 			convBackward(g, gx.f32, gw.f32, gr.f32, x.f32, w.f32)
 		}
-		return []*Tensor{gx, gw}
-	})
-	if bias != nil {
-		if bias.Dim() != 1 || bias.shape[0] != g.o {
-			panic(fmt.Sprintf("autograd: Conv2d: bias %v for weight %v (want [%d])", bias.shape, w.shape, g.o))
+		var gb *Tensor
+		if bias != nil {
+			gb = Sum(gr, false, 0, 2, 3)
 		}
-		y = Add(y, Reshape(bias, g.o, 1, 1))
+		return []*Tensor{gx, gw, gb}
+	})
+}
+
+func data32(t *Tensor) []float32 {
+	if t == nil {
+		return nil
 	}
-	return y
+	return t.f32
+}
+
+func data64(t *Tensor) []float64 {
+	if t == nil {
+		return nil
+	}
+	return t.f64
 }
 
 // im2col fills col [rows, cols] with the receptive fields of one group's
@@ -150,7 +167,8 @@ func col2im[T Float](g convGeom, gx, col []T) {
 // depend on the number of CPUs.
 const convBlock = 4
 
-func convForward[T Float](g convGeom, out, x, w []T) {
+// convForward computes out = conv(x, w) + bias (bias may be nil).
+func convForward[T Float](g convGeom, out, x, w, bias []T) {
 	inPlane, outPlane, wGroup := g.cg()*g.h*g.w, g.og()*g.cols(), g.og()*g.rows()
 	parallelForCost(g.n, g.o*g.rows()*g.cols(), func(lo, hi int) {
 		col := make([]T, g.rows()*g.cols())
@@ -159,6 +177,14 @@ func convForward[T Float](g convGeom, out, x, w []T) {
 				im2col(g, col, x[(n*g.groups+gi)*inPlane:])
 				gemm(false, false, g.og(), g.cols(), g.rows(), w[gi*wGroup:(gi+1)*wGroup], g.rows(),
 					col, g.cols(), 0, out[(n*g.groups+gi)*outPlane:(n*g.groups+gi+1)*outPlane], g.cols())
+			}
+			if bias != nil {
+				for o, b := range bias {
+					plane := out[(n*g.o+o)*g.cols() : (n*g.o+o+1)*g.cols()]
+					for i := range plane {
+						plane[i] += b
+					}
+				}
 			}
 		}
 	})

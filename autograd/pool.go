@@ -2,7 +2,6 @@ package autograd
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 )
 
@@ -19,34 +18,52 @@ func MaxPool2d(x *Tensor, kernel, stride, padding int) *Tensor {
 	n, c, h, w := x.shape[0], x.shape[1], x.shape[2], x.shape[3]
 	out := Zeros(x.dtype, n, c, oh, ow)
 	idx := make([]int, out.Len())
-	parallelForCost(n*c, oh*ow*kernel*kernel, func(lo, hi int) {
+	geom := poolGeom{planes: n * c, h: h, w: w, oh: oh, ow: ow, k: kernel, stride: stride, pad: padding}
+	if x.dtype == Float64 {
+		maxPoolKernel(geom, out.f64, idx, x.f64)
+	} else {
+		maxPoolKernel(geom, out.f32, idx, x.f32)
+	}
+	return Record("MaxPool2d", out, []*Tensor{x}, func(g *Tensor) []*Tensor {
+		flat := ScatterAdd(Zeros(x.dtype, x.Len()), 0, idx, Reshape(g, -1))
+		return []*Tensor{Reshape(flat, x.shape...)}
+	})
+}
+
+type poolGeom struct {
+	planes, h, w, oh, ow, k, stride, pad int
+}
+
+// maxPoolKernel writes each window's maximum to out and its flat index in x
+// to idx. NaN wins, so it propagates as in PyTorch.
+func maxPoolKernel[T Float](g poolGeom, out []T, idx []int, x []T) {
+	parallelForCost(g.planes, g.oh*g.ow*g.k*g.k, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
-			for i := range oh {
-				for j := range ow {
-					best, bv := -1, math.Inf(-1)
-					for ki := range kernel {
-						ih := i*stride - padding + ki
-						for kj := range kernel {
-							iw := j*stride - padding + kj
-							if ih < 0 || ih >= h || iw < 0 || iw >= w {
+			for i := range g.oh {
+				for j := range g.ow {
+					best := -1
+					var bv T
+					for ki := range g.k {
+						ih := i*g.stride - g.pad + ki
+						if ih < 0 || ih >= g.h {
+							continue
+						}
+						for kj := range g.k {
+							iw := j*g.stride - g.pad + kj
+							if iw < 0 || iw >= g.w {
 								continue
 							}
-							at := (p*h+ih)*w + iw
-							if v := x.At(at); best < 0 || v > bv || math.IsNaN(v) {
+							at := (p*g.h+ih)*g.w + iw
+							if v := x[at]; best < 0 || v > bv || v != v {
 								best, bv = at, v
 							}
 						}
 					}
-					o := (p*oh+i)*ow + j
-					idx[o] = best
-					out.SetAt(o, bv)
+					o := (p*g.oh+i)*g.ow + j
+					idx[o], out[o] = best, bv
 				}
 			}
 		}
-	})
-	return Record("MaxPool2d", out, []*Tensor{x}, func(g *Tensor) []*Tensor {
-		flat := ScatterAdd(Zeros(x.dtype, x.Len()), 0, idx, Reshape(g, -1))
-		return []*Tensor{Reshape(flat, x.shape...)}
 	})
 }
 

@@ -1,0 +1,92 @@
+package autograd
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+)
+
+var matmulSizes = []struct{ n, k, m int }{
+	{128, 784, 128}, // the MLP's first layer at batch 128
+	{512, 512, 512},
+}
+
+func randF32(rng *rand.Rand, shape ...int) *Tensor {
+	return Cast(uniform(rng, -1, 1, shape...), Float32)
+}
+
+func reportGFLOPs(b *testing.B, n, k, m int) {
+	b.ReportMetric(2*float64(n*k*m)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkMatMul times MatMul (float32) including its allocation and graph
+// bookkeeping; compare with BenchmarkGemmBare.
+func BenchmarkMatMul(b *testing.B) {
+	for _, s := range matmulSizes {
+		b.Run(fmt.Sprintf("%dx%dx%d", s.n, s.k, s.m), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 1))
+			x, w := randF32(rng, s.n, s.k), randF32(rng, s.k, s.m)
+			for b.Loop() {
+				MatMul(x, w)
+			}
+			reportGFLOPs(b, s.n, s.k, s.m)
+		})
+	}
+}
+
+// BenchmarkGemmBare times gonum's blas32.Gemm alone into a preallocated
+// result: the ceiling for MatMul.
+func BenchmarkGemmBare(b *testing.B) {
+	for _, s := range matmulSizes {
+		b.Run(fmt.Sprintf("%dx%dx%d", s.n, s.k, s.m), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 1))
+			x, w := randF32(rng, s.n, s.k), randF32(rng, s.k, s.m)
+			c := make([]float32, s.n*s.m)
+			ga := blas32.General{Rows: s.n, Cols: s.k, Stride: s.k, Data: x.f32}
+			gb := blas32.General{Rows: s.k, Cols: s.m, Stride: s.m, Data: w.f32}
+			gc := blas32.General{Rows: s.n, Cols: s.m, Stride: s.m, Data: c}
+			for b.Loop() {
+				blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, ga, gb, 0, gc)
+			}
+			reportGFLOPs(b, s.n, s.k, s.m)
+		})
+	}
+}
+
+// BenchmarkConv2d times a forward and backward pass of the CNN's second
+// convolution at batch 128: [128, 8, 14, 14] * [16, 8, 3, 3].
+func BenchmarkConv2d(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	x := randF32(rng, 128, 8, 14, 14).SetRequiresGrad(true)
+	w := randF32(rng, 16, 8, 3, 3).SetRequiresGrad(true)
+	cfg := Conv2dConfig{Padding: [2]int{1, 1}}
+	for b.Loop() {
+		y := Conv2d(x, w, nil, cfg)
+		if err := y.BackwardWith(Ones(Float32, y.shape...)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// forward + two backward products
+	reportGFLOPs(b, 3*128*14*14, 8*9, 16)
+}
+
+// BenchmarkElementwise times a large elementwise op (split over cores).
+func BenchmarkElementwise(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	x, y := randF32(rng, 1<<20), randF32(rng, 1<<20)
+	b.Run("Add", func(b *testing.B) {
+		for b.Loop() {
+			Add(x, y)
+		}
+		b.ReportMetric(float64(x.Len())*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gelem/s")
+	})
+	b.Run("Exp", func(b *testing.B) {
+		for b.Loop() {
+			Exp(x)
+		}
+		b.ReportMetric(float64(x.Len())*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gelem/s")
+	})
+}
