@@ -161,30 +161,46 @@ type RolloutOptions struct {
 	After func(t int, state *autograd.Tensor) *autograd.Tensor
 }
 
+// Step runs one step of the soft automaton on state [B, H, W, C]: every
+// cell updates when fire is nil, otherwise only the cells c with fire[c]
+// (one entry per cell of the batch). Use Rollout for many steps: it computes
+// the gate coefficients once. Step panics like Rollout, or if fire has the
+// wrong length.
+func (m *Model) Step(state *autograd.Tensor, fire []bool) *autograd.Tensor {
+	g := gridOf("Step", state, m.Config.Channels, m.Config.Boundary)
+	if fire != nil && len(fire) != g.cells() {
+		panic(fmt.Sprintf("dlca: Step: %d fire flags for %d cells", len(fire), g.cells()))
+	}
+	return m.rollout(state, 1, RolloutOptions{}, func(int) []bool { return fire })
+}
+
 // Rollout runs the soft automaton for steps steps from state [B, H, W, C]
 // (values in [0, 1]) and returns the final state. When recording is on and
 // the logits or the state require a gradient, the rollout is recorded as one
 // op per step and Backward reaches every logit through all the steps.
 // Rollout panics if state is not [B, H, W, Channels] or of the model's dtype.
 func (m *Model) Rollout(state *autograd.Tensor, steps int, opt RolloutOptions) *autograd.Tensor {
+	if steps < 0 {
+		panic(fmt.Sprintf("dlca: Rollout: %d steps", steps))
+	}
+	fire := func(int) []bool { return nil }
+	if opt.Async {
+		masks := NewFireMasks(opt.Seed, m.Config.FireRate)
+		fire = func(cells int) []bool { return masks.Next(cells) }
+	}
+	return m.rollout(state, steps, opt, fire)
+}
+
+// rollout runs steps steps, taking each step's fire mask from fire(cells).
+func (m *Model) rollout(state *autograd.Tensor, steps int, opt RolloutOptions, fire func(cells int) []bool) *autograd.Tensor {
 	g := gridOf("Rollout", state, m.Config.Channels, m.Config.Boundary)
 	if state.DType() != m.DType() {
 		panic(fmt.Sprintf("dlca: Rollout: %v state for a %v model", state.DType(), m.DType()))
 	}
-	if steps < 0 {
-		panic(fmt.Sprintf("dlca: Rollout: %d steps", steps))
-	}
 	p := newPlan(m, g)
 	coeffs := m.coefficients()
-	var masks *FireMasks
-	if opt.Async {
-		masks = NewFireMasks(opt.Seed, m.Config.FireRate)
-	}
 	for t := range steps {
-		var fire []bool
-		if masks != nil {
-			fire = masks.Next(g.cells())
-		}
+		fire := fire(g.cells())
 		if m.DType() == autograd.Float64 {
 			state = applyStep[float64](p, opt.Workspace, t, fire, state, coeffs)
 		} else {

@@ -3,6 +3,7 @@ package dlca
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
@@ -106,4 +107,31 @@ func assertClose(t *testing.T, what string, got, want *autograd.Tensor, tol floa
 			t.Fatalf("%s[%d] = %.12g, want %.12g", what, i, got.At(i), want.At(i))
 		}
 	}
+}
+
+func TestStep(t *testing.T) {
+	m := tinyModel(t, tinyConfig(Zero), 2)
+	s := randomState(autograd.Float64, 1, 1, 4, 4, 2)
+	autograd.NoGrad(func() {
+		assertClose(t, "sync step", m.Step(s, nil), m.Rollout(s, 1, RolloutOptions{}), 0)
+		assertClose(t, "no cell fires", m.Step(s, make([]bool, 16)), s, 0)
+		fire := make([]bool, 16)
+		fire[5] = true
+		got, all := m.Step(s, fire), m.Step(s, nil)
+		for i := range 32 {
+			want := s.At(i)
+			if i/2 == 5 {
+				want = all.At(i)
+			}
+			if got.At(i) != want {
+				t.Fatalf("one cell fires: value %d is %v, want %v", i, got.At(i), want)
+			}
+		}
+	})
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "fire flags") {
+			t.Fatalf("wrong fire length: panic %v", r)
+		}
+	}()
+	m.Step(s, make([]bool, 3))
 }
