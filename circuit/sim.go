@@ -8,10 +8,14 @@ import (
 	"github.com/dlca/dlca/gates"
 )
 
-// blockWords is roughly how many words of cells a worker pushes through the
-// whole circuit at once: enough to amortise the dispatch of each gate, few
-// enough that the live values stay in the L1/L2 cache.
-const blockWords = 256
+// scratchWords bounds a worker's scratch memory (shifted input rows and
+// gate values), in words: 192 KiB, which stays in a core's L2 cache. Each
+// gate is applied to as many words at once as fit, at most maxBlockWords:
+// the more words per gate, the less its dispatch costs per word.
+const (
+	scratchWords  = 24 << 10
+	maxBlockWords = 1024
+)
 
 // instr is one gate of a compiled circuit. Operands index the per-block
 // value table: inputs first, then scratch slots.
@@ -31,6 +35,7 @@ type Sim struct {
 	slots    int
 	boundary Boundary
 	workers  int
+	block    int          // words per band (rounded to whole rows)
 	spaces   []*workspace // one per worker, kept between steps
 }
 
@@ -49,7 +54,7 @@ func (s *Sim) workspace(w int, g *Grid) *workspace {
 		return ws
 	}
 	ww, c := g.Words, g.C
-	ws := &workspace{words: ww, bandRows: max(1, blockWords/ww), fire: make([]uint64, ww)}
+	ws := &workspace{words: ww, bandRows: max(1, s.block/ww), fire: make([]uint64, ww)}
 	ws.shifted = make([][3][]uint64, c)
 	for ch := range ws.shifted {
 		for d := range 3 {
@@ -110,6 +115,7 @@ func NewSim(nl *Netlist, b Boundary, workers int) *Sim {
 	for _, o := range nl.Outputs {
 		s.outputs = append(s.outputs, slot[o])
 	}
+	s.block = min(maxBlockWords, max(64, scratchWords/(s.slots+3*s.channels)))
 	// Only the shifted planes that some gate or output reads are computed.
 	s.need = make([][3]bool, s.channels)
 	read := func(v int32) {
