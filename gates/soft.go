@@ -53,19 +53,29 @@ func BackwardSoft[F Float](dx []F, sums []float64, g, x, coeffs []F, w Wiring, r
 	chunks := ceilDiv(d.Rows, rows)
 	partial := make([]float64, chunks*4*gates)
 	forChunks(chunks, func(c int) {
-		gab := make([]F, 2*gates) // dL/da and dL/db of every gate of a row: [Groups, Out, 2]
+		// gab holds dL/da and dL/db of every gate for a block of rows:
+		// [rowBlock, Groups, Out, 2].
+		gab := make([]F, rowBlock*2*gates)
 		acc := make([][4]F, gates)
 		s := partial[c*4*gates : (c+1)*4*gates]
 		lo, hi := c*rows, min(d.Rows, (c+1)*rows)
-		for r := lo; r < hi; r++ {
-			backwardRow(gab, acc, g[r*gates:(r+1)*gates], x[r*p.in:(r+1)*p.in], p)
-			if dx != nil {
-				gatherRow(dx[r*p.in:(r+1)*p.in], gab, p.rev)
+		for r0 := lo; r0 < hi; r0 += rowBlock {
+			n := min(rowBlock, hi-r0)
+			for i := range n {
+				r := r0 + i
+				backwardRow(gab[i*2*gates:(i+1)*2*gates], acc, g[r*gates:(r+1)*gates], x[r*p.in:(r+1)*p.in], p)
+			}
+			if dx != nil && n == rowBlock {
+				gatherRows(dx[r0*p.in:(r0+rowBlock)*p.in], gab, p.rev)
+			} else if dx != nil {
+				for i := range n {
+					gatherRow(dx[(r0+i)*p.in:(r0+i+1)*p.in], gab[i*2*gates:(i+1)*2*gates], p.rev)
+				}
 			}
 			// NOTE: the sums run in F over at most flushRows rows, then
 			// move to float64, so float32 layers lose no precision to long
 			// sums.
-			if (r-lo+1)%flushRows == 0 || r == hi-1 {
+			if (r0+n-lo)%flushRows == 0 || r0+n == hi {
 				for k, a := range acc {
 					s[4*k] += float64(a[0])
 					s[4*k+1] += float64(a[1])
@@ -86,9 +96,14 @@ func BackwardSoft[F Float](dx []F, sums []float64, g, x, coeffs []F, w Wiring, r
 	}
 }
 
-// flushRows is how many rows the backward kernel sums in F before moving
-// the sums to float64.
-const flushRows = 16
+// The backward kernel takes rows in blocks of rowBlock, through the gates
+// one at a time and through the reverse index all at once (sharing the
+// index loads). It sums in F over flushRows
+// rows (a multiple of rowBlock) before moving the sums to float64.
+const (
+	rowBlock  = 4
+	flushRows = 16
+)
 
 // rowPlan is a layer's gates laid out for one row of the batch at a time:
 // a row holds every group's inputs (In of them when shared, Groups*In
@@ -197,6 +212,27 @@ func gatherRow[F Float](dx, gab []F, rev ReverseIndex) {
 			acc += gab[slot[e]]
 		}
 		dx[j] = acc
+	}
+}
+
+// gatherRows is gatherRow on four consecutive rows at once (dx [4, in],
+// gab [4, 2*gates]), sharing the index loads.
+func gatherRows[F Float](dx, gab []F, rev ReverseIndex) {
+	in, n := len(rev.Start)-1, len(gab)/4
+	dx0, dx1, dx2, dx3 := dx[:in], dx[in:2*in], dx[2*in:3*in], dx[3*in:4*in]
+	g0, g1, g2, g3 := gab[:n], gab[n:2*n], gab[2*n:3*n], gab[3*n:4*n]
+	start, slot := rev.Start[1:in+1], rev.Slot
+	e := int(rev.Start[0])
+	for j, end := range start {
+		var a0, a1, a2, a3 F
+		for ; e < int(end); e++ {
+			s := slot[e]
+			a0 += g0[s]
+			a1 += g1[s]
+			a2 += g2[s]
+			a3 += g3[s]
+		}
+		dx0[j], dx1[j], dx2[j], dx3[j] = a0, a1, a2, a3
 	}
 }
 
