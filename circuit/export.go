@@ -3,8 +3,6 @@ package circuit
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -108,27 +106,6 @@ func (nl *Netlist) valueName(v int32, input, gate string) string {
 
 // neighbourName describes neighbour n of the 3x3 neighbourhood.
 var neighbourName = [9]string{"north-west", "north", "north-east", "west", "centre", "east", "south-west", "south", "south-east"}
-
-// WriteFileAtomic writes a file through write, into a temporary file in the
-// same directory renamed into place, so a reader never sees half a file.
-func WriteFileAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("circuit: cannot write %s: %w", path, err)
-	}
-	defer os.Remove(f.Name()) // fails harmlessly once renamed
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("circuit: cannot write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("circuit: cannot write %s: %w", path, err)
-	}
-	return nil
-}
 
 // errWriter remembers the first write error so exporters can write freely
 // and check once.

@@ -2,9 +2,6 @@ package circuit
 
 import (
 	"bytes"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -16,16 +13,9 @@ func TestWriteEveryFormat(t *testing.T) {
 		if err != nil || got != f {
 			t.Fatalf("ParseFormat(%q) = %v, %v", f.String(), got, err)
 		}
-		path := filepath.Join(t.TempDir(), "life"+f.Ext())
-		if err := WriteFileAtomic(path, func(w io.Writer) error { return Write(w, nl, f, "life") }); err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil || len(data) == 0 {
-			t.Fatalf("%v: wrote %d bytes, %v", f, len(data), err)
-		}
-		if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
-			t.Errorf("%v: %d files left in the directory, want only the result", f, len(entries))
+		var buf bytes.Buffer
+		if err := Write(&buf, nl, f, "life"); err != nil || buf.Len() == 0 {
+			t.Fatalf("%v: wrote %d bytes, %v", f, buf.Len(), err)
 		}
 	}
 	if _, err := ParseFormat("vhdl"); err == nil || !strings.Contains(err.Error(), "verilog") {
