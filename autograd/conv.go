@@ -87,11 +87,15 @@ func Conv2d(x, w, bias *Tensor, cfg Conv2dConfig) *Tensor {
 		convForward(g, out.f32, x.f32, w.f32, data32(bias))
 	}
 	return Record("Conv2d", out, []*Tensor{x, w, bias}, func(gr *Tensor) []*Tensor {
+		// The input gradient is skipped when x needs none (the data).
 		gx, gw := ZerosLike(x), ZerosLike(w)
+		if !x.requiresGrad {
+			gx = nil
+		}
 		if x.dtype == Float64 {
-			convBackward(g, gx.f64, gw.f64, gr.f64, x.f64, w.f64)
+			convBackward(g, data64(gx), gw.f64, gr.f64, x.f64, w.f64)
 		} else {
-			convBackward(g, gx.f32, gw.f32, gr.f32, x.f32, w.f32)
+			convBackward(g, data32(gx), gw.f32, gr.f32, x.f32, w.f32)
 		}
 		var gb *Tensor
 		if bias != nil {
@@ -190,6 +194,8 @@ func convForward[T Float](g convGeom, out, x, w, bias []T) {
 	})
 }
 
+// convBackward adds the weight gradient into gw and, unless gx is nil, the
+// input gradient into gx.
 func convBackward[T Float](g convGeom, gx, gw, gout, x, w []T) {
 	inPlane, outPlane, wGroup := g.cg()*g.h*g.w, g.og()*g.cols(), g.og()*g.rows()
 	blocks := (g.n + convBlock - 1) / convBlock
@@ -206,8 +212,10 @@ func convBackward[T Float](g convGeom, gx, gw, gout, x, w []T) {
 					im2col(g, col, x[xo:])
 					gemm(false, true, g.og(), g.rows(), g.cols(), gy, g.cols(), col, g.cols(), 1, pw[gi*wGroup:(gi+1)*wGroup], g.rows())
 					// dcol = W_gᵀ · dY_g, folded back into dX.
-					gemm(true, false, g.rows(), g.cols(), g.og(), w[gi*wGroup:(gi+1)*wGroup], g.rows(), gy, g.cols(), 0, col, g.cols())
-					col2im(g, gx[xo:xo+inPlane], col)
+					if gx != nil {
+						gemm(true, false, g.rows(), g.cols(), g.og(), w[gi*wGroup:(gi+1)*wGroup], g.rows(), gy, g.cols(), 0, col, g.cols())
+						col2im(g, gx[xo:xo+inPlane], col)
+					}
 				}
 			}
 			partial[b] = pw

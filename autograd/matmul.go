@@ -30,10 +30,14 @@ func MatMul(a, b *Tensor) *Tensor {
 	out := gemmBatch("MatMul", a, b, false, false)
 	return Record("MatMul", out, []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		// dA = G·Bᵀ, dB = Aᵀ·G, each summed over broadcast batch dimensions.
-		return []*Tensor{
-			sumTo(gemmBatch("MatMul", g, b, false, true), a.shape),
-			sumTo(gemmBatch("MatMul", a, g, true, false), b.shape),
+		var ga, gb *Tensor
+		if a.requiresGrad {
+			ga = sumTo(gemmBatch("MatMul", g, b, false, true), a.shape)
 		}
+		if b.requiresGrad {
+			gb = sumTo(gemmBatch("MatMul", a, g, true, false), b.shape)
+		}
+		return []*Tensor{ga, gb}
 	})
 }
 
@@ -64,7 +68,16 @@ func Linear(x, w, b *Tensor) *Tensor {
 	x2 := Reshape(x, -1, in)
 	y := gemmBatch("Linear", x2, w, false, true)
 	y = Record("Linear", y, []*Tensor{x2, w}, func(g *Tensor) []*Tensor {
-		return []*Tensor{gemmBatch("Linear", g, w, false, false), gemmBatch("Linear", g, x2, true, false)}
+		// dx = G·W, dW = Gᵀ·x; the product for an input that needs no
+		// gradient (typically the data) is skipped.
+		var gx, gw *Tensor
+		if x2.requiresGrad {
+			gx = gemmBatch("Linear", g, w, false, false)
+		}
+		if w.requiresGrad {
+			gw = gemmBatch("Linear", g, x2, true, false)
+		}
+		return []*Tensor{gx, gw}
 	})
 	shape := append(cloneInts(x.shape[:x.Dim()-1]), w.shape[0])
 	y = Reshape(y, shape...)
