@@ -120,20 +120,39 @@ func backwardFM[F gates.Float](dx []F, sums []float64, gy, x, coef []F, l fmLaye
 				gk := gy[k*rows+lo : k*rows+hi]
 				xb, da, db, gk = xb[:len(xa)], da[:len(xa)], db[:len(xa)], gk[:len(xa)]
 				c1, c2, c3 := coef[4*k+1], coef[4*k+2], coef[4*k+3]
-				var s0, s1, s2, s3 F
-				for r, a := range xa {
-					b, gr := xb[r], gk[r]
+				// NOTE: two sets of accumulators, for even and odd rows, halve
+				// the chain of dependent additions that bounds this loop.
+				var s0, s1, s2, s3, t0, t1, t2, t3 F
+				r := 0
+				for ; r+1 < len(xa); r += 2 {
+					a, b, gr := xa[r], xb[r], gk[r]
+					a2, b2, gr2 := xa[r+1], xb[r+1], gk[r+1]
 					da[r] += gr * (c1 + c3*b)
 					db[r] += gr * (c2 + c3*a)
-					ga := gr * a
+					da[r+1] += gr2 * (c1 + c3*b2)
+					db[r+1] += gr2 * (c2 + c3*a2)
+					ga, ga2 := gr*a, gr2*a2
 					s0 += gr
 					s1 += ga
 					s2 += gr * b
 					s3 += ga * b
+					t0 += gr2
+					t1 += ga2
+					t2 += gr2 * b2
+					t3 += ga2 * b2
+				}
+				if r < len(xa) {
+					a, b, gr := xa[r], xb[r], gk[r]
+					da[r] += gr * (c1 + c3*b)
+					db[r] += gr * (c2 + c3*a)
+					s0 += gr
+					s1 += gr * a
+					s2 += gr * b
+					s3 += gr * a * b
 				}
 				if partial != nil {
 					p := partial[(blk*l.gates()+k)*4:]
-					p[0], p[1], p[2], p[3] = float64(s0), float64(s1), float64(s2), float64(s3)
+					p[0], p[1], p[2], p[3] = float64(s0+t0), float64(s1+t1), float64(s2+t2), float64(s3+t3)
 				}
 			}
 		}
