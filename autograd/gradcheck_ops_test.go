@@ -39,6 +39,9 @@ func gradCases() []gradCase {
 	nz := func(shape ...int) func(*rand.Rand) *Tensor {
 		return func(r *rand.Rand) *Tensor { return awayFromZero(r, shape...) }
 	}
+	offGrid := func(shape ...int) func(*rand.Rand) *Tensor {
+		return func(r *rand.Rand) *Tensor { return AddScalar(MulScalar(Floor(uniform(r, -3, 3, shape...)), 1), 0.3) }
+	}
 	dist := func(shape ...int) func(*rand.Rand) *Tensor {
 		return func(r *rand.Rand) *Tensor { return distinct(r, shape...) }
 	}
@@ -99,6 +102,13 @@ func gradCases() []gradCase {
 		{"GeluTanh", in(u(6)), one(GeluTanh)},
 		{"Silu", in(u(6)), one(Silu)},
 		{"Softplus", in(u(6)), one(Softplus)},
+		// The rounding ops have zero gradient almost everywhere; inputs
+		// stay away from the jumps.
+		{"Sign", in(nz(6)), one(Sign)},
+		{"Floor", in(offGrid(6)), one(Floor)},
+		{"Ceil", in(offGrid(6)), one(Ceil)},
+		{"Round", in(offGrid(6)), one(Round)},
+		{"Trunc", in(offGrid(6)), one(Trunc)},
 		{"Clamp", in(dist(8)), one(func(a *Tensor) *Tensor { return Clamp(a, -0.45, 0.25) })},
 		{"Where", in(u(3, 4), u(4)), two(func(a, b *Tensor) *Tensor { return Where(Gt(a, Zeros(Float64)), a, b) })},
 
@@ -152,6 +162,8 @@ func gradCases() []gradCase {
 		{"AvgPool2d", in(u(2, 3, 5, 5)), one(func(a *Tensor) *Tensor { return AvgPool2d(a, 3, 2, 1) })},
 		{"Dropout", in(u(4, 5)), one(func(a *Tensor) *Tensor { return Dropout(a, 0.4, true, rand.New(rand.NewPCG(3, 4))) })},
 		{"Pad", in(u(2, 3)), one(func(a *Tensor) *Tensor { return Pad(a, 0.5, 1, 2, 0, 1) })},
+		{"Flatten", in(u(2, 3, 2)), one(func(a *Tensor) *Tensor { return Mul(Flatten(a), Flatten(a)) })},
+		{"CustomOp/Apply", in(u(3), u(3)), two(func(a, b *Tensor) *Tensor { return Apply(scaledProduct{}, a, b) })},
 		{"Unsqueeze/Squeeze", in(u(2, 3)), one(func(a *Tensor) *Tensor { return Squeeze(Unsqueeze(Exp(a), 1), 1) })},
 	}
 }
@@ -162,5 +174,85 @@ func TestGradCheckCast(t *testing.T) {
 	f := func(x []*Tensor) *Tensor { return Cast(MulScalar(Cast(x[0], Float32), 3), Float64) }
 	if err := CheckGrad(f, []*Tensor{New64([]float64{0.5, -1, 2}, 3)}, 1e-2, 1e-4); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// scaledProduct is a correct custom op, 3·a·b, with its own backward:
+// d/da = 3b·g, d/db = 3a·g.
+type scaledProduct struct{}
+
+func (scaledProduct) Name() string { return "scaledProduct" }
+func (scaledProduct) Forward(in []*Tensor) *Tensor {
+	var out *Tensor
+	NoGrad(func() { out = MulScalar(Mul(in[0], in[1]), 3) })
+	return out
+}
+func (scaledProduct) Backward(g *Tensor, in []*Tensor, _ *Tensor) []*Tensor {
+	return []*Tensor{MulScalar(Mul(g, in[1]), 3), MulScalar(Mul(g, in[0]), 3)}
+}
+
+// TestFusedAgainstComposed checks the hand-written forward kernels and
+// backward rules of fused ops against the same function composed of
+// simpler ops: values and gradients must agree.
+func TestFusedAgainstComposed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	cases := []struct {
+		name            string
+		in              []*Tensor
+		fused, composed func(x []*Tensor) *Tensor
+	}{
+		{"Linear", []*Tensor{uniform(rng, -1, 1, 4, 3), uniform(rng, -1, 1, 5, 3), uniform(rng, -1, 1, 5)},
+			func(x []*Tensor) *Tensor { return Linear(x[0], x[1], x[2]) },
+			func(x []*Tensor) *Tensor { return Add(MatMul(x[0], Transpose(x[1], 0, 1)), x[2]) }},
+		{"Softmax", []*Tensor{uniform(rng, -3, 3, 3, 4)},
+			func(x []*Tensor) *Tensor { return Softmax(x[0], 1) },
+			func(x []*Tensor) *Tensor { e := Exp(x[0]); return Div(e, Sum(e, true, 1)) }},
+		{"LogSoftmax", []*Tensor{uniform(rng, -3, 3, 3, 4)},
+			func(x []*Tensor) *Tensor { return LogSoftmax(x[0], 0) },
+			func(x []*Tensor) *Tensor { return Log(Softmax(x[0], 0)) }},
+		{"LogSumExp", []*Tensor{uniform(rng, -3, 3, 3, 4)},
+			func(x []*Tensor) *Tensor { return LogSumExp(x[0], false, 1) },
+			func(x []*Tensor) *Tensor { return Log(Sum(Exp(x[0]), false, 1)) }},
+		{"Gelu", []*Tensor{uniform(rng, -3, 3, 8)},
+			func(x []*Tensor) *Tensor { return Gelu(x[0]) },
+			func(x []*Tensor) *Tensor { return Mul(x[0], Sigmoid(MulScalar(x[0], 1.702))) }}, // Hendrycks' approximation, within 0.02
+		{"Silu", []*Tensor{uniform(rng, -3, 3, 8)},
+			func(x []*Tensor) *Tensor { return Silu(x[0]) },
+			func(x []*Tensor) *Tensor { return Mul(x[0], Sigmoid(x[0])) }},
+		{"Softplus", []*Tensor{uniform(rng, -3, 3, 8)},
+			func(x []*Tensor) *Tensor { return Softplus(x[0]) },
+			func(x []*Tensor) *Tensor { return Log(AddScalar(Exp(x[0]), 1)) }},
+		{"AvgPool2d", []*Tensor{uniform(rng, -1, 1, 1, 2, 4, 4)},
+			func(x []*Tensor) *Tensor { return AvgPool2d(x[0], 2, 2, 0) },
+			func(x []*Tensor) *Tensor {
+				r := Reshape(x[0], 1, 2, 2, 2, 2, 2) // [n, c, i, ki, j, kj]
+				return Mean(r, false, 3, 5)
+			}},
+	}
+	for _, c := range cases {
+		tol := 1e-12
+		if c.name == "Gelu" {
+			tol = 0.03
+		}
+		var vals [2][]float64
+		var grads [2][][]float64
+		for k, f := range []func([]*Tensor) *Tensor{c.fused, c.composed} {
+			xs := make([]*Tensor, len(c.in))
+			for i, x := range c.in {
+				xs[i] = x.Clone().SetRequiresGrad(true)
+			}
+			y := f(xs)
+			vals[k] = y.Float64s()
+			if err := y.BackwardWith(Ones(Float64, y.shape...)); err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range xs {
+				grads[k] = append(grads[k], x.Grad().Float64s())
+			}
+		}
+		approxEqual(t, c.name+" value", vals[0], vals[1], tol)
+		for i := range grads[0] {
+			approxEqual(t, c.name+" gradient", grads[0][i], grads[1][i], tol*10)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dlca/dlca/autograd"
 )
@@ -29,21 +30,9 @@ func reduce(l *autograd.Tensor, r Reduction) *autograd.Tensor {
 }
 
 func checkSame(op string, a, b *autograd.Tensor) {
-	if !sameShape(a.Shape(), b.Shape()) {
+	if !slices.Equal(a.Shape(), b.Shape()) {
 		panic(fmt.Sprintf("nn: %s: prediction %v and target %v differ in shape", op, a.Shape(), b.Shape()))
 	}
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // MSELoss is the squared error (pred - target)². It panics when the shapes
