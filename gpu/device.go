@@ -54,8 +54,29 @@ func init() {
 // DirectX 12 backend listed first wins. It requests the adapter's own limits.
 // Open returns ErrNoAdapter when there is none.
 func Open() (*Device, error) {
-	instance := wgpu.CreateInstance(&wgpu.InstanceDescriptor{Backends: wgpu.InstanceBackendPrimary})
-	adapters := instance.EnumerateAdapters(nil)
+	// NOTE: webgpu v0.23.0 also mallocs the native limits it sends with the
+	// device request without initialising maxNonSamplerBindings, so a
+	// request can fail on garbage; a fresh instance gets a fresh try.
+	var err error
+	for range openAttempts {
+		var d *Device
+		if d, err = open(); err == nil || errors.Is(err, ErrNoAdapter) {
+			return d, err
+		}
+	}
+	return nil, err
+}
+
+// openAttempts bounds Open's retries of a refused device request.
+const openAttempts = 4
+
+func open() (*Device, error) {
+	// NOTE: webgpu v0.23.0 leaves fields of the instance extras it mallocs
+	// uninitialised when given a descriptor (wgpu-native then panics now and
+	// then on a garbage GLES version), so the instance gets none and the
+	// backends are chosen when enumerating.
+	instance := wgpu.CreateInstance(nil)
+	adapters := instance.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: wgpu.InstanceBackendPrimary})
 	if len(adapters) == 0 {
 		instance.Release()
 		return nil, ErrNoAdapter
