@@ -265,3 +265,6 @@ func (a *App) GridRect() image.Rectangle { return a.gridRect }
 
 // Speed returns the speed in steps per second.
 func (a *App) Speed() int { return speeds[a.speed] }
+
+// Size returns the screen size given to Layout.
+func (a *App) Size() image.Point { return a.size }

@@ -26,10 +26,11 @@ var (
 // lineHeight is the text line spacing of basicfont.Face7x13, in pixels.
 const lineHeight = 14
 
-// Render returns the current picture, composing it only when something
-// changed since the last call. The image is reused by later calls. A
-// pending screenshot is written from exactly the returned picture.
-func (a *App) Render() *image.RGBA {
+// Render returns the current picture and its version, composing it only
+// when something changed since the last call (the version changes then
+// too). The image is reused by later calls. A pending screenshot is written
+// from exactly the returned picture.
+func (a *App) Render() (*image.RGBA, int) {
 	if a.frame == nil || a.frame.Rect.Size() != a.size {
 		a.frame = image.NewRGBA(image.Rectangle{Max: a.size})
 		a.drawn = -1
@@ -38,11 +39,12 @@ func (a *App) Render() *image.RGBA {
 		a.compose(a.frame)
 		a.drawn = a.version
 	}
+	drawn := a.drawn
 	if msg, took := a.shots.take(a.frame); took {
 		a.message = msg
 		a.version++
 	}
-	return a.frame
+	return a.frame, drawn
 }
 
 func (a *App) compose(dst *image.RGBA) {
