@@ -3,6 +3,7 @@ package fmnist
 import (
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
@@ -46,6 +47,35 @@ func TestModelsTrain(t *testing.T) {
 	}
 	if _, err := NewModel("resnet", rng); err == nil {
 		t.Fatal("unknown model accepted")
+	}
+}
+
+// TestDeterministic trains each model briefly with one CPU and with four
+// and requires bit-identical parameters.
+func TestDeterministic(t *testing.T) {
+	data := synthetic(96, rand.New(rand.NewPCG(3, 3)))
+	for _, kind := range []string{"mlp", "cnn"} {
+		var params [2][]*autograd.Tensor
+		for i, procs := range []int{1, 4} {
+			prev := runtime.GOMAXPROCS(procs)
+			m, err := NewModel(kind, rand.New(rand.NewPCG(4, 4)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Train(m, data, Config{Epochs: 1, Batch: 48, LR: 1e-3, Seed: 5}, nil); err != nil {
+				t.Fatal(err)
+			}
+			runtime.GOMAXPROCS(prev)
+			params[i] = m.Parameters()
+		}
+		for i, p := range params[0] {
+			a, b := p.Data32(), params[1][i].Data32()
+			for j := range a {
+				if a[j] != b[j] {
+					t.Fatalf("%s: parameter %d element %d: %v with 1 CPU, %v with 4", kind, i, j, a[j], b[j])
+				}
+			}
+		}
 	}
 }
 
@@ -93,5 +123,3 @@ func BenchmarkEpochMLP(b *testing.B) {
 		}
 	}
 }
-
-var _ = autograd.Float32
