@@ -134,6 +134,20 @@ func (nl *Netlist) pruned() *Netlist {
 // usesOperands reports whether op reads its inputs (all but the constants).
 func usesOperands(op gates.Op) bool { return op != gates.False && op != gates.True }
 
+// truthMasks[o][2a+b] is all ones where op o outputs 1 for inputs a, b: the
+// truth table (gates.Op.Truth) as word masks, so that any op evaluates
+// without a branch (a switch over random ops mispredicts on most gates).
+var truthMasks = func() (t [gates.NumOps][4]uint64) {
+	for o := range gates.Op(gates.NumOps) {
+		for k := range 4 {
+			if o.Truth(uint8(k>>1), uint8(k&1)) == 1 {
+				t[o][k] = ^uint64(0)
+			}
+		}
+	}
+	return t
+}()
+
 // Eval evaluates the netlist on 64 samples at once: in holds NumInputs words
 // (bit i of word v is value v of sample i), vals is scratch of at least
 // NumInputs+len(Gates) words, and out receives one word per output.
@@ -141,7 +155,9 @@ func (nl *Netlist) Eval(out, in, vals []uint64) {
 	vals = vals[:nl.NumInputs+len(nl.Gates)]
 	copy(vals, in[:nl.NumInputs])
 	for i, g := range nl.Gates {
-		vals[nl.NumInputs+i] = g.Op.Word(vals[g.A], vals[g.B])
+		a, b := vals[g.A], vals[g.B]
+		m := &truthMasks[g.Op&(gates.NumOps-1)]
+		vals[nl.NumInputs+i] = m[0]&^a&^b | m[1]&^a&b | m[2]&a&^b | m[3]&a&b
 	}
 	for c, o := range nl.Outputs {
 		out[c] = vals[o]
