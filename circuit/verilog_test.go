@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -173,5 +174,29 @@ func TestExportRejectsBadInput(t *testing.T) {
 	}
 	if err := WriteVerilog(&buf, &Netlist{NumInputs: 4, Outputs: []int32{0}}, "ok"); err == nil {
 		t.Error("WriteVerilog accepted a netlist that is not a CA rule")
+	}
+}
+
+// The grid wrapper synthesizes: Yosys maps it to gates and exactly one
+// flip-flop per cell and channel, and its check pass finds no problem.
+func TestVerilogSynthesizes(t *testing.T) {
+	needTool(t, "yosys", "yosys")
+	rng := rand.New(rand.NewPCG(23, 0))
+	nl := randomCA(rng, 2, 60)
+	dir := t.TempDir()
+	writeVerilogFile(t, dir, nl, "rule")
+	const h, w = 3, 4
+	out := run(t, dir, "yosys", "-p", fmt.Sprintf(
+		"read_verilog rule.v; chparam -set H %d -set W %d rule_grid; synth -flatten -top rule_grid; check -assert; stat", h, w))
+	stats := out[strings.LastIndex(out, "=== rule_grid ==="):]
+	flops := 0
+	for _, line := range strings.Split(stats, "\n") {
+		if f := strings.Fields(line); len(f) == 2 && strings.HasPrefix(f[0], "$_") && strings.Contains(f[0], "DFF") {
+			n, _ := strconv.Atoi(f[1])
+			flops += n
+		}
+	}
+	if want := h * w * nl.Channels(); flops != want {
+		t.Errorf("synthesized %d flip-flops, want %d (one per cell and channel):\n%s", flops, want, stats)
 	}
 }
