@@ -27,15 +27,24 @@
 // # Executions
 //
 // Rollout runs the soft automaton as autograd ops: one coefficient op per
-// layer per rollout (softmax of the logits, through the gate table) and one
-// fused op per step, whose kernels are the gates package's. ReferenceRollout
-// is the same computation written with autograd's general ops only, kept as
-// the definition the fused path is tested against. The hard automaton
-// (argmax gates on bits, 64 cells per machine word) runs through Netlist and
-// HardRollout.
+// layer per rollout (gates.SoftCoeffs: softmax of the logits through the gate
+// table; its backward is gates.LogitGrads) and one fused op per step
+// (neighbourhood gather, every layer, fire mask). The step keeps its
+// activations feature-major ([feature][row]) in a reusable Workspace, so each
+// gate streams contiguous vectors; its gradient with respect to a layer's
+// coefficients is the four per-gate sums. ReferenceRollout is the same
+// computation written with autograd's general ops only, kept as the
+// definition the fused path is tested against (and finite differences test
+// both). Neighbourhood is the gather alone as an autograd op.
 //
+// The hard automaton (every gate its argmax op, on bits) is a Netlist, one
+// cell's flat circuit, run by Circuit on Bits, 64 cells per machine word.
 // Model files are versioned JSON (Save, Load), described in
 // docs/model-format.md.
+//
+// Work is split into blocks of rows fixed by the shapes alone, and partial
+// sums are added in block order, so results are bit for bit the same for any
+// GOMAXPROCS.
 //
 // # Errors
 //

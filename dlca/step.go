@@ -133,7 +133,7 @@ type Workspace struct {
 	scratch any   // *[2][]F
 }
 
-func (w *Workspace) step(t int, p *plan, dtype autograd.DType) any {
+func (w *Workspace) step(t int, p *plan) any {
 	if w == nil {
 		return nil
 	}
@@ -214,7 +214,7 @@ func (m *Model) rollout(state *autograd.Tensor, steps int, opt RolloutOptions, f
 }
 
 func applyStep[F gates.Float](p *plan, ws *Workspace, t int, fire []bool, state *autograd.Tensor, coeffs []*autograd.Tensor) *autograd.Tensor {
-	act, _ := ws.step(t, p, state.DType()).(*activations[F])
+	act, _ := ws.step(t, p).(*activations[F])
 	if act == nil || !act.fits(p) {
 		act = newActivations[F](p)
 		if ws != nil {
