@@ -23,19 +23,7 @@ func (m *Model) referenceStep(state *autograd.Tensor) *autograd.Tensor {
 	bsz, h, w, c := s[0], s[1], s[2], s[3]
 	n := bsz * h * w
 
-	// Pad one cell on every side, then slice the 9 shifted views.
-	var padded *autograd.Tensor
-	if cfg.Boundary == Periodic {
-		padded = autograd.IndexSelect(autograd.IndexSelect(state, 1, wrapIndex(h)), 2, wrapIndex(w))
-	} else {
-		padded = autograd.Pad(state, 0, 0, 0, 1, 1, 1, 1, 0, 0)
-	}
-	var views []*autograd.Tensor
-	for k := range NeighbourhoodSize {
-		dy, dx := offset(k)
-		views = append(views, autograd.Narrow(autograd.Narrow(padded, 1, 1+dy, h), 2, 1+dx, w))
-	}
-	x := autograd.Reshape(autograd.Stack(4, views...), n*c, NeighbourhoodSize)
+	x := referenceNeighbourhood(state, cfg.Boundary)
 
 	for _, l := range m.Perception {
 		x = referenceLayer(l, x)
@@ -47,6 +35,25 @@ func (m *Model) referenceStep(state *autograd.Tensor) *autograd.Tensor {
 		x = autograd.Reshape(referenceLayer(l, x), n, l.Out)
 	}
 	return autograd.Reshape(x, bsz, h, w, c)
+}
+
+// referenceNeighbourhood is Neighbourhood written with autograd's general
+// ops: pad one cell on every side, then stack the 9 shifted views.
+func referenceNeighbourhood(state *autograd.Tensor, b Boundary) *autograd.Tensor {
+	s := state.Shape()
+	h, w := s[1], s[2]
+	var padded *autograd.Tensor
+	if b == Periodic {
+		padded = autograd.IndexSelect(autograd.IndexSelect(state, 1, wrapIndex(h)), 2, wrapIndex(w))
+	} else {
+		padded = autograd.Pad(state, 0, 0, 0, 1, 1, 1, 1, 0, 0)
+	}
+	var views []*autograd.Tensor
+	for k := range NeighbourhoodSize {
+		dy, dx := offset(k)
+		views = append(views, autograd.Narrow(autograd.Narrow(padded, 1, 1+dy, h), 2, 1+dx, w))
+	}
+	return autograd.Reshape(autograd.Stack(4, views...), s[0]*h*w*s[3], NeighbourhoodSize)
 }
 
 // referenceLayer applies a gate layer to x ([rows, In] shared by all groups,
