@@ -112,15 +112,15 @@ const (
 // is indexed by gate (group-major) with no arithmetic, so the compiler drops
 // the bounds checks.
 type rowPlan[F Float] struct {
-	in             int     // inputs per row
-	a, b           []int32 // the gate's inputs within the row
+	in             int      // inputs per row
+	ab             []uint64 // the gate's inputs within the row, a | b<<32
 	c0, c1, c2, c3 []F
 	rev            ReverseIndex // over the row's inputs; slots over all gates
 }
 
 func newRowPlan[F Float](coeffs []F, w Wiring, d Dims) *rowPlan[F] {
 	n := d.Gates()
-	p := &rowPlan[F]{in: d.In, a: make([]int32, n), b: make([]int32, n),
+	p := &rowPlan[F]{in: d.In, ab: make([]uint64, n),
 		c0: make([]F, n), c1: make([]F, n), c2: make([]F, n), c3: make([]F, n)}
 	if !d.SharedInput {
 		p.in = d.Groups * d.In
@@ -131,7 +131,9 @@ func newRowPlan[F Float](coeffs []F, w Wiring, d Dims) *rowPlan[F] {
 		if !d.SharedInput {
 			off = int32(grp * d.In)
 		}
-		p.a[i], p.b[i] = w.A[k]+off, w.B[k]+off
+		// NOTE: one word per gate for both indices keeps the kernels' loops
+		// within the registers (a second slice made the compiler spill).
+		p.ab[i] = uint64(w.A[k]+off) | uint64(w.B[k]+off)<<32
 		p.c0[i], p.c1[i], p.c2[i], p.c3[i] = coeffs[4*i], coeffs[4*i+1], coeffs[4*i+2], coeffs[4*i+3]
 	}
 	return p
@@ -174,10 +176,10 @@ func expandReverse(rev ReverseIndex, d Dims) ReverseIndex {
 
 // forwardRow evaluates every gate of the plan on one row.
 func forwardRow[F Float](y, x []F, p *rowPlan[F]) {
-	n := len(p.a)
-	y, wb, c0, c1, c2, c3 := y[:n], p.b[:n], p.c0[:n], p.c1[:n], p.c2[:n], p.c3[:n]
-	for k, ia := range p.a {
-		a, b := x[ia], x[wb[k]]
+	n := len(p.ab)
+	y, c0, c1, c2, c3 := y[:n], p.c0[:n], p.c1[:n], p.c2[:n], p.c3[:n]
+	for k, ab := range p.ab {
+		a, b := x[uint32(ab)], x[ab>>32]
 		y[k] = c0[k] + a*(c1[k]+c3[k]*b) + c2[k]*b
 	}
 }
@@ -185,11 +187,11 @@ func forwardRow[F Float](y, x []F, p *rowPlan[F]) {
 // backwardRow computes every gate's input gradients on one row into gab
 // ([gates, 2]) and adds the row's terms to the four sums acc ([gates]).
 func backwardRow[F Float](gab []F, acc [][4]F, g, x []F, p *rowPlan[F]) {
-	n := len(p.a)
+	n := len(p.ab)
 	gab, acc, g = gab[:2*n], acc[:n], g[:n]
-	wb, c1, c2, c3 := p.b[:n], p.c1[:n], p.c2[:n], p.c3[:n]
-	for k, ia := range p.a {
-		a, b, gk := x[ia], x[wb[k]], g[k]
+	c1, c2, c3 := p.c1[:n], p.c2[:n], p.c3[:n]
+	for k, ab := range p.ab {
+		a, b, gk := x[uint32(ab)], x[ab>>32], g[k]
 		gab[2*k] = gk * (c1[k] + c3[k]*b)
 		gab[2*k+1] = gk * (c2[k] + c3[k]*a)
 		ga := gk * a
