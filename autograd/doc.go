@@ -23,6 +23,40 @@
 // Semantics follow PyTorch wherever it has one: broadcasting, reductions with
 // keepdim, padding, loss reductions, AdamW's decoupled weight decay.
 //
+// Reshape (and Squeeze, Unsqueeze, Flatten) return views sharing their
+// input's storage; every other op allocates its result.
+//
+// # Kernels, speed and determinism
+//
+// Element loops are written once over the Float type parameter and
+// instantiated for float32 and float64; elementwise functions and their
+// derivatives are defined in float64 and converted on the way in and out.
+// Matrix products go through gonum's BLAS Gemm (blas32/blas64), and
+// convolutions are im2col followed by Gemm. Loops over more than about 32K
+// elements are split into one contiguous chunk per CPU; every output element
+// is computed whole by one goroutine, and sums across goroutines (the
+// convolution's weight gradient) are taken over fixed-size blocks combined
+// in order, so results are bit-identical whatever GOMAXPROCS is.
+//
+// Heavy backward rules (MatMul, Linear, Conv2d) skip the product for an
+// input that does not require a gradient, such as the data.
+//
+// # Special values
+//
+// Ops compute what the math gives in IEEE arithmetic and say so where it
+// matters: Log(0) = -Inf with gradient +Inf, Sqrt(0) = 0 with gradient +Inf,
+// Relu'(0) = 0, Abs'(0) = 0, the rounding ops have gradient 0, Max and Min
+// split the gradient evenly among ties, Softmax and LogSoftmax shift by the
+// maximum so huge logits stay finite, and Div's gradient stays finite (and
+// exactly 0 for a zero numerator) when the divisor's square underflows.
+// The mean of no elements is NaN and the sum of none is 0; Max of an empty
+// axis panics.
+//
+// # Gradient checking
+//
+// CheckGrad compares Backward against central finite differences in
+// float64; any package defining a CustomOp can call it in its tests.
+//
 // # Errors
 //
 // Programmer errors panic with a message prefixed "autograd: " that names the
