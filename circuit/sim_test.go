@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/dlca/dlca/gates"
 )
 
 // referenceStep is the readable reference for Sim: for every cell, gather
@@ -207,5 +209,25 @@ func TestStepFireMatchesReference(t *testing.T) {
 	want := referenceStep(nl, g, Zero, func(y, x int) bool { return fire.Get(y, x, 0) == 1 })
 	if !got.Equal(want) {
 		t.Fatal("StepFire differs from the reference")
+	}
+}
+
+// Outputs that are inputs (a channel copied from a neighbour) or constants
+// need no gate of their own.
+func TestSimWireAndConstantOutputs(t *testing.T) {
+	// Channel 0 takes the west neighbour's channel 1, channel 1 is TRUE.
+	nl := &Netlist{NumInputs: 18, Gates: []Gate{{Op: gates.True}}, Outputs: []int32{3*2 + 1, 18}}
+	rng := rand.New(rand.NewPCG(8, 0))
+	g := NewGrid(4, 100, 2)
+	g.Randomize(rng)
+	for _, b := range []Boundary{Periodic, Zero} {
+		got := NewGrid(4, 100, 2)
+		NewSim(nl, b, 2).Step(got, g)
+		if want := referenceStep(nl, g, b, nil); !got.Equal(want) {
+			t.Fatalf("%v: differs from the reference", b)
+		}
+		if got.Get(2, 99, 1) != 1 || got.Get(1, 1, 0) != g.Get(1, 0, 1) {
+			t.Fatalf("%v: wrong wire or constant", b)
+		}
 	}
 }
