@@ -115,15 +115,8 @@ func TestTrainingIsDeterministicAcrossWorkers(t *testing.T) {
 	var firstMetrics []bptt.Metrics
 	for _, procs := range []int{1, 2, 3} {
 		runtime.GOMAXPROCS(procs)
-		m, err := dlca.New(e.Model, autograd.Float32)
-		if err != nil {
-			t.Fatal(err)
-		}
-		eng, err := bptt.NewCPU(e.Setup(m))
-		if err != nil {
-			t.Fatal(err)
-		}
-		metrics, trained, err := bptt.Train(context.Background(), eng, e.Setup(m), e.Run())
+		eng, setup := newCPU(t, e)
+		metrics, trained, err := bptt.Train(context.Background(), eng, setup, e.Run())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,17 +157,10 @@ func TestTrainingReachesHardLossZero(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := dlca.New(e.Model, autograd.Float32)
-			if err != nil {
-				t.Fatal(err)
-			}
-			eng, err := bptt.NewCPU(e.Setup(m))
-			if err != nil {
-				t.Fatal(err)
-			}
+			eng, setup := newCPU(t, e)
 			run := e.Run()
 			run.Stop = func(m bptt.Metrics) bool { return m.HardLoss == 0 }
-			metrics, _, err := bptt.Train(context.Background(), eng, e.Setup(m), run)
+			metrics, _, err := bptt.Train(context.Background(), eng, setup, run)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -213,5 +199,51 @@ func TestSetupValidate(t *testing.T) {
 	}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("a good setup: %v", err)
+	}
+}
+
+// newCPU returns a CPU engine for a fresh float32 model of experiment e.
+func newCPU(t *testing.T, e *experiments.Experiment) (*bptt.CPU, bptt.Setup) {
+	t.Helper()
+	m, err := dlca.New(e.Model, autograd.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup := e.Setup(m)
+	eng, err := bptt.NewCPU(setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng, setup
+}
+
+// TestHardLossIsSoftLossOfOneHotModel: when every gate's logits are one-hot
+// (50 on one op), the soft rollout runs on bits, so the loss Iterate reports
+// equals HardLoss on the same batch, with the same fire masks when async.
+func TestHardLossIsSoftLossOfOneHotModel(t *testing.T) {
+	for _, async := range []bool{false, true} {
+		setup := tinySetup(t)
+		setup.Async = async
+		for _, l := range setup.Model.Layers() {
+			for g, op := range l.HardOps() {
+				for o := range 16 {
+					l.Logits.SetAt(g*16+o, map[bool]float64{true: 50, false: 0}[o == int(op)])
+				}
+			}
+		}
+		b := tinyBatch(3)
+		b.FireSeed = 77
+		hard := bptt.HardLoss(setup.Model.Circuit(), setup, b)
+		eng, err := bptt.NewCPU(setup)
+		if err != nil {
+			t.Fatal(err)
+		}
+		soft, err := eng.Iterate(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(soft-hard) > 1e-9 || hard == 0 {
+			t.Fatalf("async %v: soft loss %v, hard loss %v; want equal and non-zero", async, soft, hard)
+		}
 	}
 }

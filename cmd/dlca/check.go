@@ -27,16 +27,9 @@ func runCheck(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	case *model == "":
 		return fmt.Errorf("-model is required: the model file to check")
 	}
-	e, err := experiments.Get(*name)
+	e, m, err := loadModel(*model, *name)
 	if err != nil {
 		return err
-	}
-	m, err := dlca.Load(*model)
-	if err != nil {
-		return err
-	}
-	if m.Config.Channels != e.Model.Channels {
-		return fmt.Errorf("the model has %d channels but experiment %s has %d; pass the right -experiment", m.Config.Channels, e.Name, e.Model.Channels)
 	}
 	if *gifs != "" {
 		if err := os.MkdirAll(*gifs, 0o755); err != nil {
@@ -59,4 +52,21 @@ func runCheck(_ context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("%d of %d checks failed", failed, len(e.Checks))
 	}
 	return nil
+}
+
+// loadModel loads a model file and the experiment it is to be run as,
+// checking that they fit together.
+func loadModel(path, experiment string) (*experiments.Experiment, *dlca.Model, error) {
+	e, err := experiments.Get(experiment)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := dlca.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if m.Config.Channels != e.Model.Channels {
+		return nil, nil, fmt.Errorf("the model has %d channels but experiment %s has %d; pass the right -experiment", m.Config.Channels, e.Name, e.Model.Channels)
+	}
+	return e, m, nil
 }

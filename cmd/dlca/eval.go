@@ -39,16 +39,9 @@ func runEval(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-steps %d: must not be negative", *steps)
 	}
 	isSoft := *soft || !*hard
-	e, err := experiments.Get(*name)
+	e, m, err := loadModel(*model, *name)
 	if err != nil {
 		return err
-	}
-	m, err := dlca.Load(*model)
-	if err != nil {
-		return err
-	}
-	if m.Config.Channels != e.Model.Channels {
-		return fmt.Errorf("the model has %d channels but experiment %s has %d; pass the right -experiment", m.Config.Channels, e.Name, e.Model.Channels)
 	}
 	rng := rand.New(rand.NewPCG(*seed, 0))
 	c := m.Config.Channels
