@@ -2,27 +2,66 @@ package gpu
 
 import (
 	"encoding/binary"
+	"io/fs"
+	"regexp"
+	"strings"
 	"testing"
 )
 
-// TestParamsSizes ties each Go uniform struct to the size of the WGSL struct
-// it mirrors (4-byte fields, padded to 16 bytes).
-func TestParamsSizes(t *testing.T) {
-	for _, c := range []struct {
-		name   string
-		params any
-		wgsl   int // size of the WGSL struct: fields * 4, padding included
-	}{
-		{"CountParams", countParams{}, 16},
-		{"GateParams", gateParams{}, 32},
-		{"ClipParams", clipParams{}, 16},
-		{"AdamParams", adamParams{}, 16},
-		{"GridParams", gridParams{}, 32},
-		{"ConcatParams", concatParams{}, 16},
-		{"CellParams", cellParams{}, 16},
-	} {
-		if got := binary.Size(c.params); got != c.wgsl {
-			t.Errorf("%s: Go struct is %d bytes, WGSL struct %d", c.name, got, c.wgsl)
+// uniformStructs maps each WGSL uniform struct to the Go struct mirroring it.
+var uniformStructs = map[string]any{
+	"CountParams":  countParams{},
+	"GateParams":   gateParams{},
+	"ClipParams":   clipParams{},
+	"AdamParams":   adamParams{},
+	"GridParams":   gridParams{},
+	"ConcatParams": concatParams{},
+	"CellParams":   cellParams{},
+}
+
+var (
+	structDecl = regexp.MustCompile(`(?s)struct (\w+) \{(.*?)\}`)
+	fieldDecl  = regexp.MustCompile(`^\s*(\w+): (u32|f32),$`)
+)
+
+// TestParamsMirrorWGSL reads every struct declared in the shaders (WGSL has
+// no includes, so each kernel declares its own copy) and checks that its
+// 4-byte fields fill exactly the Go struct that mirrors it, that the size is
+// a multiple of 16 bytes, and that every copy declares the same fields.
+func TestParamsMirrorWGSL(t *testing.T) {
+	names, _ := fs.Glob(shaders, "shaders/*.wgsl")
+	seen := map[string]string{} // struct name -> its field list, as first declared
+	for _, path := range names {
+		src, _ := shaders.ReadFile(path)
+		for _, m := range structDecl.FindAllStringSubmatch(string(src), -1) {
+			name, body := m[1], strings.TrimSpace(m[2])
+			lines := strings.Split(body, "\n")
+			for _, l := range lines {
+				if !fieldDecl.MatchString(l) {
+					t.Errorf("%s: struct %s: field %q is not a plain u32 or f32", path, name, strings.TrimSpace(l))
+				}
+			}
+			goStruct, ok := uniformStructs[name]
+			if !ok {
+				t.Errorf("%s: struct %s has no Go mirror in uniformStructs", path, name)
+				continue
+			}
+			if got, want := binary.Size(goStruct), 4*len(lines); got != want {
+				t.Errorf("%s: struct %s is %d bytes, its Go mirror %T %d", path, name, want, goStruct, got)
+			}
+			if (4*len(lines))%16 != 0 {
+				t.Errorf("%s: struct %s is %d bytes, not a multiple of 16", path, name, 4*len(lines))
+			}
+			fields := strings.Join(strings.Fields(body), " ")
+			if first, ok := seen[name]; ok && first != fields {
+				t.Errorf("%s: struct %s differs from its first declaration:\n%s\nvs\n%s", path, name, fields, first)
+			}
+			seen[name] = fields
+		}
+	}
+	for name := range uniformStructs {
+		if _, ok := seen[name]; !ok {
+			t.Errorf("Go mirror of %s, which no shader declares", name)
 		}
 	}
 }
