@@ -30,6 +30,10 @@ type Experiment struct {
 	// Target returns the wanted final values of the loss channels
 	// [H, W, len(LossChannels)] on an h x w grid.
 	Target func(h, w int) []float32
+	// TargetOf, when not nil, is used instead of Target by experiments whose
+	// target depends on the initial state (Game of Life): the wanted final
+	// loss channels for one initial state init [H, W, C].
+	TargetOf func(init []float32, h, w, c int) []float32
 	// Checks run on a trained model (see Check).
 	Checks []Check
 }
@@ -49,6 +53,9 @@ type CheckResult struct {
 	Wrong  int         `json:"wrong_cells"`
 	Detail string      `json:"detail"`
 	Frames []dlca.Bits `json:"-"`
+	// Curve, when not nil, is a per-step measurement (an error curve) that
+	// the command line plots.
+	Curve []float64 `json:"curve,omitempty"`
 }
 
 // Setup returns the bptt setup of training model m on e.
@@ -60,11 +67,18 @@ func (e *Experiment) Setup(m *dlca.Model) bptt.Setup {
 // per iteration and the target of the training grid.
 func (e *Experiment) Source() bptt.Source {
 	h, w, c := e.Model.Height, e.Model.Width, e.Model.Channels
-	target := e.Target(h, w)
+	var target []float32
+	if e.TargetOf == nil {
+		target = e.Target(h, w)
+	}
 	return func(rng *rand.Rand) *bptt.Batch {
 		b := &bptt.Batch{Height: h, Width: w}
 		for range e.Batch {
-			b.Init = append(b.Init, e.Init(rng, h, w, c)...)
+			init := e.Init(rng, h, w, c)
+			b.Init = append(b.Init, init...)
+			if e.TargetOf != nil {
+				target = e.TargetOf(init, h, w, c)
+			}
 			b.Target = append(b.Target, target...)
 		}
 		return b
