@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
@@ -217,6 +218,9 @@ func (e *Engine) Iterate(b *bptt.Batch) (float64, error) {
 	loss, err := Read[float32](e.d, r.loss, 1)
 	if err != nil {
 		return 0, err
+	}
+	if l := float64(loss[0]); math.IsNaN(l) || math.IsInf(l, 0) {
+		return 0, fmt.Errorf("gpu: loss is %v: training diverged (try a smaller learning rate)", l)
 	}
 	return float64(loss[0]), nil
 }

@@ -270,3 +270,28 @@ func TestEngineReportsBudget(t *testing.T) {
 		t.Errorf("budget %d bytes is implausibly small", e.Budget().Total())
 	}
 }
+
+// TestEngineReshapes feeds batches of two grid sizes: the engine rebuilds
+// its buffers for the new shape and still matches the CPU.
+func TestEngineReshapes(t *testing.T) {
+	s, _, b := checkerboard(t, 5, 6, 2, 1)
+	e := newEngine(t, s)
+	if _, err := e.Iterate(b); err != nil {
+		t.Fatal(err)
+	}
+	small, _, b2 := checkerboard(t, 3, 4, 2, 1)
+	m, err := e.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	small.Model = m // continue from the trained logits
+	wantLoss, want := cpuGradients(t, small, b2)
+	loss, err := e.Iterate(b2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(loss-wantLoss) > 1e-4*math.Max(1, wantLoss) {
+		t.Errorf("loss on the 3x4 grid: gpu %v, cpu %v", loss, wantLoss)
+	}
+	compareGradients(t, e, layerNames(small.Model), want, 1e-3)
+}

@@ -3,6 +3,7 @@ package gpu
 import (
 	"fmt"
 	"io/fs"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -44,6 +45,24 @@ func TestShadersCompile(t *testing.T) {
 	for _, path := range names {
 		if _, err := d.pipeline(strings.TrimPrefix(path, "shaders/")); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// TestEveryShaderHasATwin checks that each kernel file has a method of the
+// same name in Kernels (gate_forward.wgsl: GateForward, adamw.wgsl: AdamW),
+// which the CPU twin implements as well.
+func TestEveryShaderHasATwin(t *testing.T) {
+	kernels := reflect.TypeFor[Kernels]()
+	names, _ := fs.Glob(shaders, "shaders/*.wgsl")
+	for _, path := range names {
+		file := strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(path, "shaders/"), ".wgsl"), "_", "")
+		found := false
+		for i := range kernels.NumMethod() {
+			found = found || strings.EqualFold(kernels.Method(i).Name, file)
+		}
+		if !found {
+			t.Errorf("%s has no twin: Kernels has no method named after it", path)
 		}
 	}
 }
