@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/dlca/dlca/autograd"
@@ -69,6 +70,11 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// NOTE: the engine keeps every step's activations (about 200 MB for the
+	// checkerboard) for the whole run, and each iteration's garbage is small
+	// next to them; the default GOGC of 100 would let the heap grow to twice
+	// the live size before collecting.
+	debug.SetGCPercent(25)
 	setup := e.Setup(m)
 	eng, err := newEngine(*device, setup)
 	if err != nil {
