@@ -165,12 +165,12 @@ func BenchmarkCheckerboardLike(b *testing.B) {
 			g.Randomize(rand.New(rand.NewPCG(1, 0)))
 			next := circuit.NewGrid(g.H, g.W, g.C)
 			sim := circuit.NewSim(c.nl, circuit.Zero, 0)
-			b.ResetTimer()
+			cb := circuit.StartCells(b)
 			for i := 0; i < b.N; i++ {
 				sim.Step(next, g)
 				g, next = next, g
 			}
-			b.ReportMetric(float64(g.H*g.W)*float64(b.N)/b.Elapsed().Seconds(), "cells/s")
+			cb.Report(g.H * g.W)
 		})
 	}
 }
