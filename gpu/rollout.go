@@ -16,14 +16,16 @@ type rollout struct {
 	uin   []*Buffer   // [T] update inputs [cells][UpdateInputs]
 	fire  []*Buffer   // [T] fire masks [cells]
 
-	gy                []*Buffer  // [layers] gradient of each layer's output
-	gnb               *Buffer    // gradient of the neighbourhoods
-	guin              *Buffer    // gradient of the update input
-	dstate            [2]*Buffer // gradients of the states, alternating by step
-	target            *Buffer    // [cells][C], zero outside the loss channels
-	weight            *Buffer    // [C], 1 on the loss channels
-	loss              *Buffer    // [1]
-	forward, backward *Program
+	gy     []*Buffer  // [layers] gradient of each layer's output
+	gnb    *Buffer    // gradient of the neighbourhoods
+	guin   *Buffer    // gradient of the update input
+	dstate [2]*Buffer // gradients of the states, alternating by step
+	target *Buffer    // [cells][C], zero outside the loss channels
+	weight *Buffer    // [C], 1 on the loss channels
+	loss   *Buffer    // [1]
+
+	forward  *Program // coefficients, T steps, loss
+	backward *Program // T steps back, logit gradients, clipping, AdamW
 }
 
 func (r *rollout) release() {
@@ -102,8 +104,7 @@ func (e *Engine) record() error {
 	return e.recordBackward(r.backward)
 }
 
-// input returns the input of layer i at step t and whether its groups
-// share it.
+// input returns the input of layer i (Layers order) at step t.
 func (e *Engine) input(t, i int) *Buffer {
 	switch np := len(e.m.Perception); {
 	case i == 0:
