@@ -47,6 +47,11 @@ func (op *coeffOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *
 	return []*autograd.Tensor{d}
 }
 
+// Coefficients returns every layer's gate coefficients [G, Out, 4] as
+// autograd ops of the logits, in Layers order: what Rollout computes once and
+// every step reads (see RolloutOptions.Coefficients).
+func (m *Model) Coefficients() []*autograd.Tensor { return m.coefficients() }
+
 // coefficients applies coeffOp to every layer's logits, in Layers order.
 func (m *Model) coefficients() []*autograd.Tensor {
 	var cs []*autograd.Tensor

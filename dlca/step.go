@@ -159,6 +159,13 @@ type RolloutOptions struct {
 	// new state; it may return a replacement (a damaged state, say), which
 	// should not require a gradient.
 	After func(t int, state *autograd.Tensor) *autograd.Tensor
+	// Coefficients, if not nil, are the gate coefficients to step with
+	// (Coefficients' result) instead of fresh ones from the logits, and
+	// Masks, if not nil, continues an earlier rollout's fire masks: a
+	// rollout run in pieces (gradient checkpointing over time, package
+	// bptt) then computes and accumulates exactly what one rollout does.
+	Coefficients []*autograd.Tensor
+	Masks        *FireMasks
 }
 
 // Step runs one step of the soft automaton on state [B, H, W, C]: every
@@ -185,7 +192,10 @@ func (m *Model) Rollout(state *autograd.Tensor, steps int, opt RolloutOptions) *
 	}
 	fire := func(int) []bool { return nil }
 	if opt.Async {
-		masks := NewFireMasks(opt.Seed, m.Config.FireRate)
+		masks := opt.Masks
+		if masks == nil {
+			masks = NewFireMasks(opt.Seed, m.Config.FireRate)
+		}
 		fire = func(cells int) []bool { return masks.Next(cells) }
 	}
 	return m.rollout(state, steps, opt, fire)
@@ -198,7 +208,10 @@ func (m *Model) rollout(state *autograd.Tensor, steps int, opt RolloutOptions, f
 		panic(fmt.Sprintf("dlca: Rollout: %v state for a %v model", state.DType(), m.DType()))
 	}
 	p := newPlan(m, g)
-	coeffs := m.coefficients()
+	coeffs := opt.Coefficients
+	if coeffs == nil {
+		coeffs = m.coefficients()
+	}
 	for t := range steps {
 		fire := fire(g.cells())
 		if m.DType() == autograd.Float64 {
