@@ -231,3 +231,22 @@ func TestGateSumsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestGateForwardLargeDispatch runs more workgroups than fit in a dispatch's
+// x dimension, so the kernels' flat index spills into y.
+func TestGateForwardLargeDispatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	d := gates.Dims{Rows: 17000, Groups: 16, In: 9, Out: 8, SharedInput: true}
+	if d.YLen() <= maxGroupsX*workgroupSize {
+		t.Fatalf("%d outputs fit in one row of workgroups: the test does not spill", d.YLen())
+	}
+	w := gates.MooreWiring(rng)
+	x := randSlice(rng, d.XLen(), 0, 1)
+	_, coeffs, _ := CPU{}.GateCoeffs(randSlice(rng, 16*d.Gates(), -3, 3))
+	want, _ := CPU{}.GateForward(x, coeffs, w, d)
+	got, err := GPU{D: testDevice(t)}.GateForward(x, coeffs, w, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeTo(t, "GateForward", got, want, 1e-5)
+}
