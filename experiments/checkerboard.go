@@ -18,7 +18,7 @@ func init() {
 		LossChannels: []int{0},
 		Init:         RandomBits,
 		Target:       Checkerboard,
-		Checks:       checkerboardChecks(64, 80, 20, 40),
+		Checks:       append(checkerboardChecks(64, 80, 20, 40), AsyncCheck(64, 200)),
 	})
 }
 
