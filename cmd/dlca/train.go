@@ -171,6 +171,11 @@ func writeOutputs(dir string, e *experiments.Experiment, m *dlca.Model, rec *run
 				return err
 			}
 		}
+		if c.Curve != nil {
+			if err := experiments.PlotCurve(filepath.Join(dir, c.Name+".png"), e.Name+": "+c.Name, "error (wrong cells)", c.Curve); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
