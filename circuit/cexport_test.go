@@ -48,6 +48,7 @@ func TestCMatchesSim(t *testing.T) {
 		{LifeCircuit(), 6, 130},
 		{labelled(randomCA(rng, 3, 150)), 5, 70},
 		{randomCA(rng, 2, 60), 3, 5},
+		{wireConstCA(), 4, 66},
 	}
 	for i, tc := range cases {
 		dir := t.TempDir()

@@ -41,3 +41,9 @@ func labelled(nl *Netlist) *Netlist {
 	}
 	return nl
 }
+
+// wireConstCA is a 2-channel rule with no real gate: channel 0 takes the
+// west neighbour's channel 1, channel 1 is TRUE.
+func wireConstCA() *Netlist {
+	return &Netlist{NumInputs: 18, Gates: []Gate{{Op: gates.True}}, Outputs: []int32{3*2 + 1, 18}}
+}

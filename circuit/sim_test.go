@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/dlca/dlca/gates"
 )
 
 // referenceStep is the readable reference for Sim: for every cell, gather
@@ -215,8 +213,7 @@ func TestStepFireMatchesReference(t *testing.T) {
 // Outputs that are inputs (a channel copied from a neighbour) or constants
 // need no gate of their own.
 func TestSimWireAndConstantOutputs(t *testing.T) {
-	// Channel 0 takes the west neighbour's channel 1, channel 1 is TRUE.
-	nl := &Netlist{NumInputs: 18, Gates: []Gate{{Op: gates.True}}, Outputs: []int32{3*2 + 1, 18}}
+	nl := wireConstCA()
 	rng := rand.New(rand.NewPCG(8, 0))
 	g := NewGrid(4, 100, 2)
 	g.Randomize(rng)

@@ -72,7 +72,7 @@ func writeVerilogFile(t *testing.T, dir string, nl *Netlist, name string) {
 func TestVerilogCellMatchesEval(t *testing.T) {
 	needTool(t, "iverilog", "iverilog")
 	rng := rand.New(rand.NewPCG(21, 0))
-	for _, nl := range []*Netlist{LifeCircuit(), labelled(randomCA(rng, 3, 120))} {
+	for _, nl := range []*Netlist{LifeCircuit(), labelled(randomCA(rng, 3, 120)), wireConstCA()} {
 		dir := t.TempDir()
 		writeVerilogFile(t, dir, nl, "rule")
 		var tb strings.Builder
@@ -110,7 +110,7 @@ func TestVerilogGridMatchesSim(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 0))
 	const h, w, steps = 5, 7, 4
 	for _, b := range []Boundary{Periodic, Zero} {
-		for _, nl := range []*Netlist{LifeCircuit(), randomCA(rng, 2, 80)} {
+		for _, nl := range []*Netlist{LifeCircuit(), randomCA(rng, 2, 80), wireConstCA()} {
 			dir := t.TempDir()
 			writeVerilogFile(t, dir, nl, "rule")
 			c := nl.Channels()

@@ -106,7 +106,7 @@ func evalDigitalJS(t *testing.T, doc []byte, in []uint8, outputs int) []uint8 {
 
 func TestDigitalJSMatchesEval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 0))
-	for _, nl := range []*Netlist{LifeCircuit(), labelled(randomCA(rng, 2, 100)), randomCA(rng, 1, 30)} {
+	for _, nl := range []*Netlist{LifeCircuit(), labelled(randomCA(rng, 2, 100)), randomCA(rng, 1, 30), wireConstCA()} {
 		var buf bytes.Buffer
 		if err := WriteDigitalJS(&buf, nl); err != nil {
 			t.Fatal(err)
@@ -190,7 +190,7 @@ func parseDOT(t *testing.T, doc string, numInputs, outputs int) *Netlist {
 
 func TestDOTRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(42, 0))
-	for _, nl := range []*Netlist{LifeCircuit(), labelled(randomCA(rng, 2, 100)), randomCA(rng, 1, 30)} {
+	for _, nl := range []*Netlist{LifeCircuit(), labelled(randomCA(rng, 2, 100)), randomCA(rng, 1, 30), wireConstCA()} {
 		var buf bytes.Buffer
 		if err := WriteDOT(&buf, nl, "rule"); err != nil {
 			t.Fatal(err)
