@@ -41,6 +41,12 @@ type Setup struct {
 	LossChannels []int // channels compared with the target at the final step
 	Async        bool  // asynchronous steps (fire rate from the model's config)
 	Optimizer    Optimizer
+	// Recompute, if positive, turns on gradient checkpointing over time on
+	// the CPU engine: keep the state every Recompute steps and recompute
+	// the activations of one segment at a time in the backward pass (same
+	// gradients, memory of Recompute steps instead of Steps; see
+	// EstimateMemory and SuggestRecompute).
+	Recompute int
 }
 
 // Validate reports what is wrong with the setup.
@@ -56,6 +62,8 @@ func (s Setup) Validate() error {
 		return fmt.Errorf("bptt: no loss channels: name the channels the target describes")
 	case !(s.Optimizer.LR > 0):
 		return fmt.Errorf("bptt: learning rate %v: must be positive (the paper uses 0.05)", s.Optimizer.LR)
+	case s.Recompute < 0:
+		return fmt.Errorf("bptt: recompute every %d steps: must not be negative (0 keeps every step)", s.Recompute)
 	case s.Optimizer.Clip <= 0:
 		return fmt.Errorf("bptt: gradient clip %v: must be positive (the paper uses 100)", s.Optimizer.Clip)
 	}
