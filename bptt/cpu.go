@@ -41,9 +41,19 @@ func (e *CPU) Iterate(b *Batch) (float64, error) {
 	c := e.m.Config.Channels
 	init := toTensor(e.m.DType(), b.Init, e.setup.Batch, b.Height, b.Width, c)
 	target := toTensor(e.m.DType(), b.Target, e.setup.Batch, b.Height, b.Width, len(e.setup.LossChannels))
-	final := e.m.Rollout(init, e.setup.Steps, dlca.RolloutOptions{Async: e.setup.Async, Seed: b.FireSeed, Workspace: &e.ws})
-	loss := Loss(final, target, e.setup.LossChannels)
-	if err := loss.Backward(); err != nil {
+	var loss *autograd.Tensor
+	var err error
+	if e.setup.Recompute > 0 {
+		loss, err = e.recomputedLoss(init, target, b.FireSeed) // recompute.go
+	} else {
+		final := e.m.Rollout(init, e.setup.Steps, dlca.RolloutOptions{Async: e.setup.Async, Seed: b.FireSeed, Workspace: &e.ws})
+		loss = Loss(final, target, e.setup.LossChannels)
+		err = loss.Backward()
+	}
+	if err != nil {
+		return 0, err
+	}
+	if err := checkIteration(e.m, loss.Item()); err != nil { // guard.go: no step on a NaN
 		return 0, err
 	}
 	optim.ClipGradValue(e.params, e.setup.Optimizer.Clip)
