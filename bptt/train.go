@@ -49,6 +49,13 @@ type Run struct {
 	// Stop, if not nil, ends training early when it returns true for an
 	// iteration's metrics (after the observers saw them).
 	Stop func(Metrics) bool
+	// Start is the number of iterations already done (a run resumed from a
+	// checkpoint): training goes on from iteration Start+1.
+	Start int
+	// RNG, if not nil, replaces rand.NewPCG(Seed, 1) as the source of the
+	// batches and fire masks: a resumed run passes the checkpoint's, and a
+	// Checkpointer saves it.
+	RNG *rand.PCG
 }
 
 // Train runs run.Iterations iterations of eng and returns every iteration's
@@ -61,13 +68,20 @@ func Train(ctx context.Context, eng Engine, setup Setup, run Run) ([]Metrics, *d
 	if run.Iterations < 0 {
 		return nil, nil, fmt.Errorf("bptt: %d iterations: must not be negative", run.Iterations)
 	}
+	if run.Start < 0 || run.Start > run.Iterations {
+		return nil, nil, fmt.Errorf("bptt: starting after iteration %d of %d: out of range", run.Start, run.Iterations)
+	}
 	if run.Source == nil {
 		return nil, nil, fmt.Errorf("bptt: run has no batch source")
 	}
-	rng := rand.New(rand.NewPCG(run.Seed, 1))
+	src := run.RNG
+	if src == nil {
+		src = rand.NewPCG(run.Seed, 1)
+	}
+	rng := rand.New(src)
 	start := time.Now()
 	var all []Metrics
-	for it := 1; it <= run.Iterations; it++ {
+	for it := run.Start + 1; it <= run.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
 			m, _ := eng.Model()
 			return all, m, err
@@ -79,7 +93,13 @@ func Train(ctx context.Context, eng Engine, setup Setup, run Run) ([]Metrics, *d
 		if err != nil {
 			return all, nil, err
 		}
+		if err := CheckLogits(before); err != nil { // guard.go
+			return all, nil, fmt.Errorf("bptt: iteration %d: %w", it, err)
+		}
 		soft, err := eng.Iterate(b)
+		if err == nil {
+			err = CheckLoss(soft)
+		}
 		if err != nil {
 			return all, before, fmt.Errorf("bptt: iteration %d: %w", it, err)
 		}
