@@ -25,6 +25,9 @@ type Experiment struct {
 	Seed         uint64 // seeds the batches (bptt.Run.Seed); Model.Seed seeds the wiring
 	LossChannels []int
 	Async        bool
+	// Colour says that channels 0, 1 and 2 are red, green and blue: pictures
+	// paint them in colour instead of channel 0 in grey.
+	Colour bool
 	// Init fills one initial state [H, W, C] (c channels) from rng.
 	Init func(rng *rand.Rand, h, w, c int) []float32
 	// Target returns the wanted final values of the loss channels
