@@ -1,0 +1,53 @@
+package experiments
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/dlca/dlca/dlca"
+)
+
+// The lizard of PAPER.md section 3: from one live cell in the centre, grow a
+// 20x20 lizard silhouette (drawn by lizardMask) in channel 0 within 12 steps
+// on a periodic grid, with 128 channels of state.
+func init() {
+	Register(&Experiment{
+		Name:        "lizard",
+		Description: "lizard: 20x20 periodic, 128 channels, 12 steps, grown from one centre cell",
+		Model: dlca.Config{
+			Height: LizardSize, Width: LizardSize, Channels: 128, Boundary: dlca.Periodic,
+			Kernels: 4, KernelLayers: []int{9, 8, 4, 2, 1},
+			UpdateLayers: append(repeat(512, 8), 256, 128),
+			Seed:         23, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate,
+		},
+		Batch: 1, Steps: 12, Iterations: 3500, LR: 0.06, Seed: 23,
+		LossChannels: []int{0},
+		Init:         CentreSeed,
+		Target:       Lizard,
+		Checks:       []Check{growCheck(2*LizardSize, 12)},
+	})
+}
+
+// CentreSeed is the Init of the growing experiments: every channel 0 except
+// the centre cell (h/2, w/2), whose channels are all 1.
+func CentreSeed(_ *rand.Rand, h, w, c int) []float32 {
+	s := make([]float32, h*w*c)
+	centre := (h/2*w + w/2) * c
+	for k := range c {
+		s[centre+k] = 1
+	}
+	return s
+}
+
+// growCheck grows the pattern from e's initial state on a size x size grid
+// for steps steps: with the target centred on a grid larger than the
+// training one, the pattern must form without the border to lean on.
+func growCheck(size, steps int) Check {
+	name := "grow"
+	desc := fmt.Sprintf("%dx%d grid, %d steps from the initial state", size, size, steps)
+	return Check{Name: name, Description: desc, Run: func(e *Experiment, m *dlca.Model) CheckResult {
+		frames := Rollout(e, m, size, steps, 0, 0)
+		wrong := WrongCells(e, &frames[len(frames)-1], 0)
+		return CheckResult{Name: name, Passed: wrong == 0, Wrong: wrong, Frames: frames, Detail: fmt.Sprintf("%s: %d wrong cells", desc, wrong)}
+	}}
+}
