@@ -43,7 +43,7 @@ func runCheck(_ context.Context, args []string, stdout, stderr io.Writer) error 
 			failed++
 		}
 		if *gifs != "" && c.Frames != nil {
-			if err := saveBitsGIF(filepath.Join(*gifs, c.Name+".gif"), c.Frames, 4); err != nil {
+			if err := saveBitsGIF(filepath.Join(*gifs, c.Name+".gif"), c.Frames, paintOptions(e, 4)); err != nil {
 				return err
 			}
 		}

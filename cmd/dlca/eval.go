@@ -64,7 +64,7 @@ func runEval(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "%s %s rollout, %dx%d, %d steps (async %v): %d of %d cells differ from the %s target\n",
 		*model, mode, *size, *size, *steps, *async, wrong, *size**size, e.Name)
 	if *gif != "" {
-		if err := saveGIF(*gif, frames, max(1, 256 / *size)); err != nil {
+		if err := saveGIF(*gif, frames, paintOptions(e, max(1, 256 / *size))); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", *gif)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/experiments"
 	"github.com/dlca/dlca/viewer/painter"
 )
 
@@ -28,12 +29,17 @@ func frameOf(s *dlca.Bits, b int) painter.Frame {
 	return f
 }
 
-// saveGIF draws channel 0 of every frame, scale pixels per cell, as an
-// animated GIF.
-func saveGIF(path string, frames []painter.Frame, scale int) error {
+// paintOptions draws channel 0 in grey, or channels 0-2 in colour for an
+// experiment whose Colour is set, scale pixels per cell.
+func paintOptions(e *experiments.Experiment, scale int) painter.Options {
+	return painter.Options{Scale: scale, RGB: e.Colour}
+}
+
+// saveGIF draws every frame with o as an animated GIF.
+func saveGIF(path string, frames []painter.Frame, o painter.Options) error {
 	var imgs []image.Image
 	for _, f := range frames {
-		imgs = append(imgs, painter.Paint(f, painter.Options{Scale: scale}))
+		imgs = append(imgs, painter.Paint(f, o))
 	}
 	if err := painter.SaveGIF(path, imgs, 10); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
@@ -42,12 +48,12 @@ func saveGIF(path string, frames []painter.Frame, scale int) error {
 }
 
 // saveBitsGIF is saveGIF for a hard rollout (image 0 of each state).
-func saveBitsGIF(path string, states []dlca.Bits, scale int) error {
+func saveBitsGIF(path string, states []dlca.Bits, o painter.Options) error {
 	var frames []painter.Frame
 	for i := range states {
 		frames = append(frames, frameOf(&states[i], 0))
 	}
-	return saveGIF(path, frames, scale)
+	return saveGIF(path, frames, o)
 }
 
 // saveLossPlot draws the soft and hard loss of every iteration as a PNG.

@@ -162,12 +162,12 @@ func writeOutputs(dir string, e *experiments.Experiment, m *dlca.Model, rec *run
 		return err
 	}
 	train := experiments.Rollout(e, m, e.Model.Height, e.Steps, 0, 0)
-	if err := saveBitsGIF(filepath.Join(dir, "rollout.gif"), train, 16); err != nil {
+	if err := saveBitsGIF(filepath.Join(dir, "rollout.gif"), train, paintOptions(e, 16)); err != nil {
 		return err
 	}
 	for _, c := range rec.Checks {
 		if c.Frames != nil {
-			if err := saveBitsGIF(filepath.Join(dir, c.Name+".gif"), c.Frames, 4); err != nil {
+			if err := saveBitsGIF(filepath.Join(dir, c.Name+".gif"), c.Frames, paintOptions(e, 4)); err != nil {
 				return err
 			}
 		}
