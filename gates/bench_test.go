@@ -196,3 +196,77 @@ func BenchmarkKernelBackward256(b *testing.B) {
 	}
 	k.report(b)
 }
+
+// checkerboard is the synchronous checkerboard's network on a 16x16 grid,
+// batch 2, 8 channels, with wrap-around neighbourhoods: 16 perception
+// kernels [9,8,4,2] channel by channel, then the update network over
+// concat(state, perception) = 264 inputs.
+type checkerboard struct {
+	perceive, update []*Layer
+	neighbours       []int // row (cell*8+channel)*9+n of the neighbourhood matrix reads state element neighbours[...]
+	state            *autograd.Tensor
+}
+
+const cbCells, cbChannels = 2 * 16 * 16, 8
+
+func newCheckerboard(tb testing.TB) *checkerboard {
+	cb := &checkerboard{}
+	cb.perceive, _ = benchPerception(tb)
+	cb.update, _ = benchNet(tb, 264, updateSizes, cbCells)
+	for cell := range cbCells {
+		b, y, x := cell/256, cell/16%16, cell%16
+		for ch := range cbChannels {
+			for n := range 9 {
+				ny, nx := (y+n/3+15)%16, (x+n%3+15)%16
+				cb.neighbours = append(cb.neighbours, (b*256+ny*16+nx)*cbChannels+ch)
+			}
+		}
+	}
+	cb.state = autograd.Zeros(autograd.Float32, cbCells, cbChannels)
+	rng := newRNG(5)
+	for i := range cb.state.Len() {
+		cb.state.SetAt(i, float64(rng.IntN(2)))
+	}
+	return cb
+}
+
+// step is one synchronous step: perception, then the update network.
+func (cb *checkerboard) step(s *autograd.Tensor) *autograd.Tensor {
+	flat := autograd.Reshape(s, cbCells*cbChannels)
+	h := autograd.Reshape(autograd.IndexSelect(flat, 0, cb.neighbours), cbCells*cbChannels, 9)
+	for _, l := range cb.perceive {
+		h = l.Forward(h)
+	}
+	h = autograd.Cat(1, s, autograd.Reshape(h, cbCells, 256))
+	for _, l := range cb.update {
+		h = l.Forward(h)
+	}
+	return autograd.Reshape(h, cbCells, cbChannels)
+}
+
+func (cb *checkerboard) gateEvals() int {
+	return gateEvals(cb.perceive, cbCells*cbChannels) + gateEvals(cb.update, cbCells)
+}
+
+// BenchmarkCheckerboardIteration is one training iteration's gate work: 20
+// steps unrolled from one state, every activation kept, then the backward
+// pass through all of them (about 47M gate evaluations each way; the loss
+// and the optimiser are left out).
+func BenchmarkCheckerboardIteration(b *testing.B) {
+	cb := newCheckerboard(b)
+	seed := autograd.Ones(autograd.Float32, cbCells, cbChannels)
+	for b.Loop() {
+		s := cb.state
+		for range 20 {
+			s = cb.step(s)
+		}
+		if err := s.BackwardWith(seed); err != nil {
+			b.Fatal(err)
+		}
+		for _, l := range append(cb.perceive, cb.update...) {
+			l.Logits.ZeroGrad()
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/iter")
+	b.ReportMetric(float64(20*cb.gateEvals())*float64(b.N)/b.Elapsed().Seconds(), "gate-evals/s")
+}

@@ -196,7 +196,7 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		rng := newRNG(5)
 		w, _ := UniqueWiring(64, 64, rng)
 		l := NewLayer("det", 64, w, 2, Init{Gaussian: true}, autograd.Float32, rng)
-		x := autograd.Zeros(autograd.Float32, 700, 64)
+		x := autograd.Zeros(autograd.Float32, 703, 64)
 		for i := range x.Len() {
 			x.SetAt(i, rng.Float64())
 		}
