@@ -31,6 +31,7 @@ type Sim struct {
 	channels int
 	prog     []instr
 	outputs  []int32   // value-table index of each output
+	direct   []bool    // per output: its gate writes straight into the next grid
 	need     [][3]bool // per channel: whether anything reads its west, own, east shift
 	slots    int
 	boundary Boundary
@@ -112,8 +113,13 @@ func NewSim(nl *Netlist, b Boundary, workers int) *Sim {
 		slot[n+int32(k)] = in.dst
 		s.prog = append(s.prog, in)
 	}
+	// An output computed by a gate (and not already claimed by an earlier
+	// output) has its slot point into the next grid's plane, saving a copy.
+	claimed := make(map[int32]bool) // looked up only
 	for _, o := range nl.Outputs {
 		s.outputs = append(s.outputs, slot[o])
+		s.direct = append(s.direct, o >= n && !claimed[slot[o]])
+		claimed[slot[o]] = true
 	}
 	s.block = min(maxBlockWords, max(64, scratchWords/(s.slots+3*s.channels)))
 	// Only the shifted planes that some gate or output reads are computed.
@@ -221,6 +227,11 @@ func (s *Sim) rows(ws *workspace, dst, src *Grid, r0, r1 int, fireRow func(y int
 				vals[n*c+ch] = shifted[ch][dx][dy*ww : dy*ww+words]
 			}
 		}
+		for ch, o := range s.outputs {
+			if s.direct[ch] {
+				vals[o] = dst.Planes[ch][y0*ww : y0*ww+words]
+			}
+		}
 		for _, in := range s.prog {
 			applyOp(in.op, vals[in.dst][:words], vals[in.a], vals[in.b])
 		}
@@ -233,12 +244,13 @@ func (s *Sim) rows(ws *workspace, dst, src *Grid, r0, r1 int, fireRow func(y int
 			for ch, o := range s.outputs {
 				out := dst.Planes[ch][y*ww : (y+1)*ww]
 				v := vals[o][i*ww : (i+1)*ww]
-				if fire != nil {
+				switch {
+				case fire != nil:
 					old := src.Planes[ch][y*ww : (y+1)*ww]
 					for k := range out {
 						out[k] = v[k]&fire[k] | old[k]&^fire[k]
 					}
-				} else {
+				case !s.direct[ch]:
 					copy(out, v)
 				}
 				out[ww-1] &= last

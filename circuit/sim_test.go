@@ -228,3 +228,24 @@ func TestSimWireAndConstantOutputs(t *testing.T) {
 		}
 	}
 }
+
+// Two channels taking the same gate's value, in synchronous and
+// asynchronous steps (the first writes the next grid directly, the second
+// copies it).
+func TestSimSharedOutputs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 0))
+	nl := randomCA(rng, 3, 30)
+	nl.Outputs = []int32{nl.Outputs[0], nl.Outputs[0], nl.Outputs[0]}
+	g := NewGrid(5, 90, 3)
+	g.Randomize(rng)
+	sim := NewSim(nl, Periodic, 2)
+	got := NewGrid(5, 90, 3)
+	sim.Step(got, g)
+	if want := referenceStep(nl, g, Periodic, nil); !got.Equal(want) {
+		t.Fatal("sync step differs from the reference")
+	}
+	sim.StepAsync(got, g, 0.5, 2, 1)
+	if want := referenceStep(nl, g, Periodic, fireFunc(g.W, 0.5, 2, 1)); !got.Equal(want) {
+		t.Fatal("async step differs from the reference")
+	}
+}
