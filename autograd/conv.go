@@ -119,12 +119,13 @@ func data64(t *Tensor) []float64 {
 	return t.f64
 }
 
-// im2col fills col [rows, cols] with the receptive fields of one group's
-// input channels x [cg, h, w] (zero outside the image).
-func im2col[T Float](g convGeom, col, x []T) {
+// im2col fills the columns of col (row stride ld) with the receptive
+// fields of one group's input channels x [cg, h, w] (zero outside the
+// image): row (c, ki, kj), column (oh, ow).
+func im2col[T Float](g convGeom, col []T, ld int, x []T) {
 	for r := range g.rows() {
 		c, ki, kj := r/(g.kh*g.kw), (r/g.kw)%g.kh, r%g.kw
-		dst := col[r*g.cols():]
+		dst := col[r*ld:]
 		for oh := range g.oh {
 			ih := oh*g.sh - g.ph + ki*g.dh
 			row := dst[oh*g.ow : (oh+1)*g.ow]
@@ -145,12 +146,12 @@ func im2col[T Float](g convGeom, col, x []T) {
 	}
 }
 
-// col2im adds col [rows, cols] back into the input-shaped gx [cg, h, w]:
-// the adjoint of im2col.
-func col2im[T Float](g convGeom, gx, col []T) {
+// col2im adds the columns of col (row stride ld) back into the
+// input-shaped gx [cg, h, w]: the adjoint of im2col.
+func col2im[T Float](g convGeom, gx, col []T, ld int) {
 	for r := range g.rows() {
 		c, ki, kj := r/(g.kh*g.kw), (r/g.kw)%g.kh, r%g.kw
-		src := col[r*g.cols():]
+		src := col[r*ld:]
 		for oh := range g.oh {
 			ih := oh*g.sh - g.ph + ki*g.dh
 			if ih < 0 || ih >= g.h {
@@ -166,27 +167,46 @@ func col2im[T Float](g convGeom, gx, col []T) {
 	}
 }
 
-// convBlock is the number of samples whose weight gradients one goroutine
-// sums before the blocks are combined in order; fixed, so results do not
-// depend on the number of CPUs.
-const convBlock = 4
+// convBlock is the number of samples whose im2col columns sit side by side
+// in one Gemm (larger products run faster). Blocks are also the unit of
+// parallel work, and the weight gradient is summed per block and the blocks
+// combined in order: the block size is fixed, so results do not depend on
+// the number of CPUs.
+const convBlock = 8
 
-// convForward computes out = conv(x, w) + bias (bias may be nil).
+// blockRange returns the samples [n0, n1) of block b and the im2col row
+// stride ld of the block.
+func (g convGeom) blockRange(b int) (n0, n1, ld int) {
+	n0, n1 = b*convBlock, min((b+1)*convBlock, g.n)
+	return n0, n1, (n1 - n0) * g.cols()
+}
+
+func (g convGeom) blocks() int { return (g.n + convBlock - 1) / convBlock }
+
+// convForward computes out = conv(x, w) + bias (bias may be nil): per block
+// of samples and group, im2col then one Gemm W_g · col.
 func convForward[T Float](g convGeom, out, x, w, bias []T) {
-	inPlane, outPlane, wGroup := g.cg()*g.h*g.w, g.og()*g.cols(), g.og()*g.rows()
-	parallelForCost(g.n, g.o*g.rows()*g.cols(), func(lo, hi int) {
-		col := make([]T, g.rows()*g.cols())
-		for n := lo; n < hi; n++ {
+	inPlane, wGroup, cols, og := g.cg()*g.h*g.w, g.og()*g.rows(), g.cols(), g.og()
+	parallelForCost(g.blocks(), convBlock*g.o*g.rows()*cols, func(lo, hi int) {
+		col := make([]T, g.rows()*convBlock*cols)
+		prod := make([]T, og*convBlock*cols)
+		for b := lo; b < hi; b++ {
+			n0, n1, ld := g.blockRange(b)
 			for gi := range g.groups {
-				im2col(g, col, x[(n*g.groups+gi)*inPlane:])
-				gemm(false, false, g.og(), g.cols(), g.rows(), w[gi*wGroup:(gi+1)*wGroup], g.rows(),
-					col, g.cols(), 0, out[(n*g.groups+gi)*outPlane:(n*g.groups+gi+1)*outPlane], g.cols())
-			}
-			if bias != nil {
-				for o, b := range bias {
-					plane := out[(n*g.o+o)*g.cols() : (n*g.o+o+1)*g.cols()]
-					for i := range plane {
-						plane[i] += b
+				for n := n0; n < n1; n++ {
+					im2col(g, col[(n-n0)*cols:], ld, x[(n*g.groups+gi)*inPlane:])
+				}
+				gemm(false, false, og, ld, g.rows(), w[gi*wGroup:(gi+1)*wGroup], g.rows(), col, ld, 0, prod, ld)
+				for n := n0; n < n1; n++ {
+					for o := range og {
+						oc := gi*og + o
+						dst := out[(n*g.o+oc)*cols : (n*g.o+oc+1)*cols]
+						copy(dst, prod[o*ld+(n-n0)*cols:])
+						if bias != nil {
+							for i := range dst {
+								dst[i] += bias[oc]
+							}
+						}
 					}
 				}
 			}
@@ -195,27 +215,32 @@ func convForward[T Float](g convGeom, out, x, w, bias []T) {
 }
 
 // convBackward adds the weight gradient into gw and, unless gx is nil, the
-// input gradient into gx.
+// input gradient into gx: per block and group, dW_g += dY_g · colᵀ and
+// dcol = W_gᵀ · dY_g folded back into dX by col2im.
 func convBackward[T Float](g convGeom, gx, gw, gout, x, w []T) {
-	inPlane, outPlane, wGroup := g.cg()*g.h*g.w, g.og()*g.cols(), g.og()*g.rows()
-	blocks := (g.n + convBlock - 1) / convBlock
-	partial := make([][]T, blocks)
-	parallelForCost(blocks, convBlock*g.o*g.rows()*g.cols(), func(lo, hi int) {
-		col := make([]T, g.rows()*g.cols())
+	inPlane, wGroup, cols, og := g.cg()*g.h*g.w, g.og()*g.rows(), g.cols(), g.og()
+	partial := make([][]T, g.blocks())
+	parallelForCost(g.blocks(), 2*convBlock*g.o*g.rows()*cols, func(lo, hi int) {
+		col := make([]T, g.rows()*convBlock*cols)
+		gy := make([]T, og*convBlock*cols)
 		for b := lo; b < hi; b++ {
+			n0, n1, ld := g.blockRange(b)
 			pw := make([]T, len(gw))
-			for n := b * convBlock; n < min((b+1)*convBlock, g.n); n++ {
-				for gi := range g.groups {
-					xo, oo := (n*g.groups+gi)*inPlane, (n*g.groups+gi)*outPlane
-					gy := gout[oo : oo+outPlane]
-					// dW_g += dY_g · colᵀ
-					im2col(g, col, x[xo:])
-					gemm(false, true, g.og(), g.rows(), g.cols(), gy, g.cols(), col, g.cols(), 1, pw[gi*wGroup:(gi+1)*wGroup], g.rows())
-					// dcol = W_gᵀ · dY_g, folded back into dX.
-					if gx != nil {
-						gemm(true, false, g.rows(), g.cols(), g.og(), w[gi*wGroup:(gi+1)*wGroup], g.rows(), gy, g.cols(), 0, col, g.cols())
-						col2im(g, gx[xo:xo+inPlane], col)
+			for gi := range g.groups {
+				for n := n0; n < n1; n++ {
+					im2col(g, col[(n-n0)*cols:], ld, x[(n*g.groups+gi)*inPlane:])
+					for o := range og {
+						oc := gi*og + o
+						copy(gy[o*ld+(n-n0)*cols:], gout[(n*g.o+oc)*cols:(n*g.o+oc+1)*cols])
 					}
+				}
+				gemm(false, true, og, g.rows(), ld, gy, ld, col, ld, 1, pw[gi*wGroup:(gi+1)*wGroup], g.rows())
+				if gx == nil {
+					continue
+				}
+				gemm(true, false, g.rows(), ld, og, w[gi*wGroup:(gi+1)*wGroup], g.rows(), gy, ld, 0, col, ld)
+				for n := n0; n < n1; n++ {
+					col2im(g, gx[(n*g.groups+gi)*inPlane:(n*g.groups+gi+1)*inPlane], col[(n-n0)*cols:], ld)
 				}
 			}
 			partial[b] = pw
