@@ -3,6 +3,7 @@ package gates
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Float is the element type of the soft kernels.
@@ -32,14 +33,21 @@ func (d Dims) YLen() int { return d.Rows * d.Groups * d.Out }
 // Gates returns the number of gates, Groups*Out.
 func (d Dims) Gates() int { return d.Groups * d.Out }
 
-func (d Dims) check(op string, w Wiring, lens ...int) {
+// check panics, naming op, unless w is a wiring of d.Out gates over d.In
+// inputs and x, y (or dL/dy) and coeffs have the lengths d gives them.
+func (d Dims) check(op string, w Wiring, x, y, coeffs int) {
 	if w.Len() != d.Out {
 		panic(fmt.Sprintf("gates: %s: wiring of %d gates for %d outputs", op, w.Len(), d.Out))
 	}
-	want := []int{d.XLen(), d.YLen(), 4 * d.Gates()}
-	for i, n := range lens {
-		if n != want[i] {
-			panic(fmt.Sprintf("gates: %s: slice %d has %d elements, want %d for %+v", op, i, n, want[i], d))
+	if err := w.Check(d.In); err != nil {
+		panic(fmt.Sprintf("gates: %s: %s", op, strings.TrimPrefix(err.Error(), "gates: ")))
+	}
+	for _, s := range []struct {
+		name      string
+		got, want int
+	}{{"x", x, d.XLen()}, {"y", y, d.YLen()}, {"coeffs", coeffs, 4 * d.Gates()}} {
+		if s.got != s.want {
+			panic(fmt.Sprintf("gates: %s: %s has %d elements, want %d for %+v", op, s.name, s.got, s.want, d))
 		}
 	}
 }

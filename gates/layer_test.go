@@ -332,3 +332,45 @@ func TestBadInput(t *testing.T) {
 	}
 	mustPanic(t, "EvalWords lengths", func() { EvalWords([]Op{A}, w, make([]uint64, 4), make([]uint64, 2)) }, "gates: EvalWords")
 }
+
+func TestKernelBadInput(t *testing.T) {
+	d := Dims{Rows: 2, Groups: 1, In: 3, Out: 2, SharedInput: true}
+	w := Wiring{A: []int32{0, 1}, B: []int32{2, 2}}
+	x, y, c := make([]float32, 6), make([]float32, 4), make([]float32, 8)
+	ForwardSoft(y, x, c, w, d) // fits
+	mustPanic(t, "x length", func() { ForwardSoft(y, x[:5], c, w, d) }, "gates: ForwardSoft", "x has 5 elements, want 6")
+	mustPanic(t, "coeffs length", func() { ForwardSoft(y, x, c[:4], w, d) }, "coeffs has 4 elements, want 8")
+	mustPanic(t, "wiring length", func() { ForwardSoft(y, x, c, Wiring{A: []int32{0}, B: []int32{1}}, d) }, "wiring of 1 gates for 2 outputs")
+	// An index one past the row would silently read the next row's input.
+	mustPanic(t, "wiring range", func() { ForwardSoft(y, x, c, Wiring{A: []int32{0, 3}, B: []int32{1, 1}}, d) }, "gates: ForwardSoft: wiring of gate 1 reads input 3")
+	rev := NewReverseIndex(w, 3)
+	mustPanic(t, "reverse index", func() {
+		BackwardSoft(x, nil, y, x, c, w, NewReverseIndex(w, 4), d)
+	}, "gates: BackwardSoft: reverse index for 4 inputs")
+	mustPanic(t, "dx length", func() { BackwardSoft(x[:2], nil, y, x, c, w, rev, d) }, "dx has 2 elements")
+	mustPanic(t, "sums length", func() { BackwardSoft(nil, make([]float64, 3), y, x, c, w, rev, d) }, "sums has 3 elements, want 8")
+	mustPanic(t, "LogitGrads", func() { LogitGrads(make([]float32, 32), make([]float32, 32), make([]float64, 4)) }, "gates: LogitGrads")
+
+	logits := make([]float64, 3*NumOps)
+	logits[NumOps+7] = math.NaN()
+	logits[2*NumOps] = math.Inf(1)
+	if bad := SoftCoeffs(make([]float64, 3*NumOps), make([]float64, 12), logits); bad != 1 {
+		t.Errorf("SoftCoeffs: first bad gate %d, want 1", bad)
+	}
+}
+
+func TestEmptyBatch(t *testing.T) {
+	w, _ := UniqueWiring(4, 2, newRNG(1))
+	l := NewLayer("empty", 4, w, 1, DefaultInit(), autograd.Float32, nil)
+	x := autograd.Zeros(autograd.Float32, 0, 4).SetRequiresGrad(true)
+	y := l.Forward(x)
+	if !slices.Equal(y.Shape(), []int{0, 1, 2}) {
+		t.Fatalf("shape %v", y.Shape())
+	}
+	if err := y.BackwardWith(autograd.ZerosLike(y)); err != nil {
+		t.Fatal(err)
+	}
+	if g := l.Logits.Grad(); g == nil || g.HasNaN() || slices.ContainsFunc(g.Float64s(), func(v float64) bool { return v != 0 }) {
+		t.Errorf("logit gradient of an empty batch: %v", g)
+	}
+}

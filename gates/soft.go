@@ -97,8 +97,8 @@ func BackwardSoft[F Float](dx []F, sums []float64, g, x, coeffs []F, w Wiring, r
 }
 
 // The backward kernel takes rows in blocks of rowBlock, through the gates
-// one at a time and through the reverse index all at once (sharing the
-// index loads). It sums in F over flushRows
+// one at a time and through the reverse index all at once (gatherRows,
+// written for 4 rows, sharing the index loads). It sums in F over flushRows
 // rows (a multiple of rowBlock) before moving the sums to float64.
 const (
 	rowBlock  = 4
