@@ -33,7 +33,7 @@ func TestNetlistJSONRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !equalNetlists(nl, back) {
+	if !nl.Equal(back) {
 		t.Error("netlist changed through JSON")
 	}
 	for _, bad := range []string{`{"num_inputs": 2, "gates": [{"op": 1, "a": 0, "b": 5}], "outputs": [2]}`, `{"inputs": 2}`, `[`} {

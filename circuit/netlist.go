@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/dlca/dlca/gates"
 )
@@ -105,6 +106,13 @@ func (nl *Netlist) Clone() *Netlist {
 		c.Labels = append([]string(nil), nl.Labels...)
 	}
 	return c
+}
+
+// Equal reports whether two netlists are identical: same inputs, gates,
+// outputs and labels (not merely equivalent; see Equivalent for that).
+func (nl *Netlist) Equal(o *Netlist) bool {
+	return nl.NumInputs == o.NumInputs && slices.Equal(nl.Gates, o.Gates) &&
+		slices.Equal(nl.Outputs, o.Outputs) && slices.Equal(nl.Labels, o.Labels)
 }
 
 // Eval evaluates the netlist on one input vector of bits (each 0 or 1),

@@ -14,8 +14,8 @@ type pass struct {
 	run  func(*Netlist) *Netlist
 }
 
-// passes are applied in this order, repeatedly, until the gate count stops
-// falling.
+// passes are applied in this order, round after round, until a round
+// changes nothing (or maxRounds, a guard that real circuits never reach).
 var passes = []pass{
 	{"wires", Rewire},
 	{"constants", PropagateConstants},
@@ -24,21 +24,23 @@ var passes = []pass{
 	{"dead", RemoveDead},
 }
 
-// Simplify applies every simplification pass until none removes a gate and
-// returns the simplified netlist and a report of gate counts by op and by
+const maxRounds = 64
+
+// Simplify applies every simplification pass until none changes anything
+// and returns the simplified netlist and a report of gate counts by op and by
 // section, before and after. The input is not modified. It panics if the
 // netlist is malformed.
 func Simplify(nl *Netlist) (*Netlist, Report) {
 	nl.mustValidate("Simplify")
 	r := Report{Before: CountGates(nl)}
 	cur := nl
-	for {
-		n := len(cur.Gates)
+	for range maxRounds {
+		prev := cur
 		for _, p := range passes {
 			cur = p.run(cur)
 			r.Passes = append(r.Passes, PassResult{Pass: p.name, Gates: len(cur.Gates)})
 		}
-		if len(cur.Gates) >= n {
+		if cur.Equal(prev) {
 			break
 		}
 	}

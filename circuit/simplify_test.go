@@ -40,7 +40,7 @@ func TestPassesPreserveBehaviour(t *testing.T) {
 				}
 				before := nl.Clone()
 				got := p.run(nl)
-				if !equalNetlists(nl, before) {
+				if !nl.Equal(before) {
 					t.Fatal("pass modified its input")
 				}
 				if len(got.Gates) > len(nl.Gates) {
@@ -50,23 +50,6 @@ func TestPassesPreserveBehaviour(t *testing.T) {
 			}
 		})
 	}
-}
-
-func equalNetlists(a, b *Netlist) bool {
-	if a.NumInputs != b.NumInputs || len(a.Gates) != len(b.Gates) || len(a.Outputs) != len(b.Outputs) || len(a.Labels) != len(b.Labels) {
-		return false
-	}
-	for k := range a.Gates {
-		if a.Gates[k] != b.Gates[k] || a.Labels != nil && a.Labels[k] != b.Labels[k] {
-			return false
-		}
-	}
-	for i := range a.Outputs {
-		if a.Outputs[i] != b.Outputs[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Each pass on a small netlist written to exercise it, with the gates the
@@ -124,7 +107,7 @@ func TestPassCases(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			got := c.pass(c.nl)
 			want := &Netlist{NumInputs: c.nl.NumInputs, Gates: c.gates, Outputs: c.out}
-			if !equalNetlists(got, want) {
+			if !got.Equal(want) {
 				t.Errorf("got gates %v outputs %v, want %v %v", got.Gates, got.Outputs, c.gates, c.out)
 			}
 			mustEqual(t, c.name, c.nl, got)
