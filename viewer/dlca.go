@@ -39,15 +39,23 @@ type ModelSim struct {
 	state   painter.Frame // [H, W, C], the one batch element shown
 }
 
-// NewModelSim returns a simulator of m on an h x w grid whose initial
-// states come from init (RandomInit when nil), drawn from
+// NewModelSim returns a simulator of a copy of m on an h x w grid whose
+// initial states come from init (RandomInit when nil), drawn from
 // rand.NewPCG(seed, 0). It panics when the grid is empty.
+//
+// NOTE: the copy's logits do not require a gradient, so its soft steps record
+// no graph without autograd.NoGrad, whose switch is process-wide: a NoGrad
+// scope here would stop a training goroutine from recording its rollout.
 func NewModelSim(m *dlca.Model, h, w int, init InitFunc, seed uint64) *ModelSim {
 	if h < 1 || w < 1 {
 		panic(fmt.Sprintf("viewer: NewModelSim: %dx%d grid", h, w))
 	}
 	if init == nil {
 		init = RandomInit
+	}
+	m = m.Clone()
+	for _, p := range m.Params() {
+		p.SetRequiresGrad(false)
 	}
 	s := &ModelSim{
 		model: m,
@@ -102,14 +110,12 @@ func (s *ModelSim) Step() {
 		copy(f.Cells, dst.Tensor(autograd.Float32).Data32())
 		return
 	}
-	autograd.NoGrad(func() {
-		copy(f.Cells, s.model.Step(state, fire).Data32())
-	})
+	copy(f.Cells, s.model.Step(state, fire).Data32())
 }
 
 // Training is a bptt training run for NewLive: its observers get one more,
 // which hands the viewer each iteration's figures and, when asked, a
-// simulator of the model.
+// simulator of the model. Train owns the Engine and closes it at the end.
 type Training struct {
 	Engine bptt.Engine
 	Setup  bptt.Setup
@@ -136,6 +142,9 @@ func (t *Training) Train(ctx context.Context, observe func(Progress)) error {
 	_, m, err := bptt.Train(ctx, t.Engine, t.Setup, run)
 	if errors.Is(err, context.Canceled) {
 		err = nil
+	}
+	if cerr := t.Engine.Close(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("viewer: closing the training engine: %w", cerr))
 	}
 	if m != nil && t.Save != nil {
 		if serr := t.Save(m); serr != nil {

@@ -115,7 +115,6 @@ func TestTrainingShowsProgressAndSavesOnQuit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer eng.Close()
 	saved := make(chan *dlca.Model, 1)
 	tr := &viewer.Training{
 		Engine: eng, Setup: setup,
@@ -162,6 +161,45 @@ func TestTrainingShowsProgressAndSavesOnQuit(t *testing.T) {
 	}
 	if _, err, _ := a.Training(); err != nil {
 		t.Errorf("training error after a clean stop: %v", err)
+	}
+}
+
+// The viewer steps soft models while training records its own rollouts in
+// another goroutine; neither may switch the other's recording off.
+func TestLiveSoftSteppingLeavesTrainingIntact(t *testing.T) {
+	m := tinyModel(t)
+	setup := bptt.Setup{Model: m, Batch: 1, Steps: 3, LossChannels: []int{0}, Optimizer: bptt.PaperOptimizer(0.05)}
+	eng, err := bptt.NewCPU(setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &viewer.Training{
+		Engine: eng, Setup: setup,
+		Run: bptt.Run{Iterations: 60, Seed: 1, Source: func(rng *rand.Rand) *bptt.Batch {
+			return &bptt.Batch{Height: 6, Width: 6, Init: viewer.RandomInit(rng, 6, 6, 2), Target: make([]float32, 36)}
+		}},
+		Sim: func(m *dlca.Model) viewer.Simulator { return viewer.NewModelSim(m, 16, 16, nil, 1) },
+	}
+	a := viewer.NewLive(context.Background(), tr, viewer.Options{RolloutSteps: 3, Speed: 120})
+	a.Layout(640, 400)
+	deadline := time.Now().Add(30 * time.Second)
+	steps := 0
+	for time.Now().Before(deadline) {
+		if p, err, _ := a.Training(); err != nil || p.Iter == 60 {
+			break
+		}
+		if err := a.Update(viewer.Tick{}); err != nil {
+			t.Fatal(err)
+		}
+		steps += a.Steps()
+	}
+	a.Wait()
+	a.Update(viewer.Tick{})
+	if p, err, _ := a.Training(); err != nil || p.Iter != 60 {
+		t.Fatalf("training ended at iteration %d with %v", p.Iter, err)
+	}
+	if steps == 0 {
+		t.Error("the viewer never stepped while training ran")
 	}
 }
 

@@ -20,6 +20,8 @@ type Config struct {
 	// after that many ticks and then quits (pictures for documentation).
 	ScreenshotAfter int
 	ScreenshotPath  string
+	// Stop, when closed, quits as closing the window does (a signal, say).
+	Stop <-chan struct{}
 	// Script, when not nil, is called at the start of every tick and its
 	// result replaces the keyboard and mouse (scripted runs).
 	Script func(a *viewer.App) viewer.Input
@@ -68,7 +70,7 @@ type game struct {
 }
 
 func (g *game) Update() error {
-	if ebiten.IsWindowBeingClosed() {
+	if ebiten.IsWindowBeingClosed() || closed(g.cfg.Stop) {
 		g.app.Quit()
 	}
 	if g.cfg.ScreenshotAfter > 0 {
@@ -111,4 +113,14 @@ func (g *game) Layout(w, h int) (int, int) {
 	w, h = int(float64(w)*s), int(float64(h)*s)
 	g.app.Layout(w, h)
 	return w, h
+}
+
+// closed reports whether c is closed; a nil channel never is.
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }

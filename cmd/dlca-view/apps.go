@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/gpu"
+	"github.com/dlca/dlca/viewer"
+	"github.com/dlca/dlca/viewer/painter"
+)
+
+func painterOptions(f *flags) painter.Options {
+	return painter.Options{Channel: f.channel, RGB: f.rgb, GridLines: f.gridLines}
+}
+
+// gridSize returns the grid the flags ask for, defaulting to h x w.
+func gridSize(f *flags, h, w int) (int, int) {
+	if f.size > 0 {
+		h, w = f.size, f.size
+	}
+	if f.rows > 0 {
+		h = f.rows
+	}
+	if f.cols > 0 {
+		w = f.cols
+	}
+	return h, w
+}
+
+// checkChannel says when -channel names no channel of a c-channel model.
+func checkChannel(f *flags, c int) error {
+	if f.channel < 0 || f.channel >= c {
+		return fmt.Errorf("-channel %d: the model has channels 0 to %d", f.channel, c-1)
+	}
+	return nil
+}
+
+func modelPath(f *flags) string { return filepath.Join(f.out, "model.json") }
+
+// liveApp starts training f.train and returns the App that shows it.
+func liveApp(ctx context.Context, f *flags, opt viewer.Options, stderr io.Writer) (*viewer.App, string, error) {
+	e, err := experiments.Get(f.train)
+	if err != nil {
+		return nil, "", err
+	}
+	if f.iterations > 0 {
+		e.Iterations = f.iterations
+	}
+	e.Seed, e.Model.Seed = f.seed, f.wiringSeed
+	if err := checkChannel(f, e.Model.Channels); err != nil {
+		return nil, "", err
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return nil, "", fmt.Errorf("cannot create the output directory: %w", err)
+	}
+	m, err := dlca.New(e.Model, autograd.Float32)
+	if err != nil {
+		return nil, "", err
+	}
+	setup := e.Setup(m)
+	eng, device, err := gpu.SelectEngine(f.device, setup, stderr)
+	if err != nil {
+		return nil, "", err
+	}
+	h, w := gridSize(f, e.Model.Height, e.Model.Width)
+	tr := &viewer.Training{
+		Engine: eng, Setup: setup, Run: e.Run(),
+		Sim: func(m *dlca.Model) viewer.Simulator {
+			return viewer.NewModelSim(m, h, w, e.Init, f.seed)
+		},
+		Save: func(m *dlca.Model) error { return m.Save(modelPath(f)) },
+	}
+	opt.Title = fmt.Sprintf("training %s on %s", e.Name, device)
+	opt.RolloutSteps = e.Steps
+	return viewer.NewLive(ctx, tr, opt), "dlca-view: training " + e.Name, nil
+}
+
+// replayApp loads f.model and returns the App that runs it.
+func replayApp(f *flags, opt viewer.Options) (*viewer.App, string, error) {
+	m, err := dlca.Load(f.model)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := checkChannel(f, m.Config.Channels); err != nil {
+		return nil, "", err
+	}
+	var init viewer.InitFunc
+	if f.experiment != "" {
+		e, err := experiments.Get(f.experiment)
+		if err != nil {
+			return nil, "", err
+		}
+		if e.Model.Channels != m.Config.Channels {
+			return nil, "", fmt.Errorf("-experiment %s has %d channels, the model %d: pick the experiment the model was trained on", e.Name, e.Model.Channels, m.Config.Channels)
+		}
+		init = e.Init
+	}
+	h, w := gridSize(f, m.Config.Height, m.Config.Width)
+	opt.Title = fmt.Sprintf("replay %s", filepath.Base(f.model))
+	return viewer.New(viewer.NewModelSim(m, h, w, init, f.seed), opt), "dlca-view: " + f.model, nil
+}

@@ -1,0 +1,158 @@
+// Command dlca-view is the desktop viewer of differentiable logic cellular
+// automata: it trains an experiment live and shows the latest model's
+// rollout beside the loss curve, or replays a saved model on a grid of any
+// size, hard or soft, sync or async. Drag the mouse to wipe cells; F1 lists
+// the keys. See docs/viewer.md.
+//
+// Usage:
+//
+//	dlca-view -train checkerboard-small [-iterations N] [-out DIR]
+//	dlca-view -model out/model.json [-experiment checkerboard] [-size 64] [-hard] [-async]
+//
+// It needs a display (an X server or Wayland); under Xvfb,
+// -screenshot-after N -screenshot FILE writes a picture and exits.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/dlca/dlca/viewer"
+	"github.com/dlca/dlca/viewer/window"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// flags are the command line's settings.
+type flags struct {
+	train, model, experiment, out, device string
+	iterations                            int
+	seed, wiringSeed                      uint64
+	size, rows, cols                      int
+	hard, async, rgb, paused, gridLines   bool
+	channel, speed                        int
+	width, height                         int
+	shotAfter                             int
+	shotPath, shotDir                     string
+}
+
+func parse(args []string, stderr io.Writer) (*flags, error) {
+	f := &flags{}
+	fs := flag.NewFlagSet("dlca-view", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.train, "train", "", "train this experiment live (dlca list shows them)")
+	fs.StringVar(&f.model, "model", "", "replay this model file")
+	fs.StringVar(&f.experiment, "experiment", "", "with -model: the experiment whose initial state to use (default: random bits)")
+	fs.StringVar(&f.out, "out", "out/dlca-view", "with -train: directory where the model is saved when training ends or the window closes")
+	fs.StringVar(&f.device, "device", "cpu", "with -train: where to train: cpu, gpu or auto")
+	fs.IntVar(&f.iterations, "iterations", 0, "with -train: iterations (0 = the experiment's)")
+	fs.Uint64Var(&f.seed, "seed", 23, "seed of the training batches and of the initial states shown")
+	fs.Uint64Var(&f.wiringSeed, "wiring-seed", 23, "with -train: seed of the wiring")
+	fs.IntVar(&f.size, "size", 0, "grid size (square); 0 = the model's training grid")
+	fs.IntVar(&f.rows, "rows", 0, "grid rows (overrides -size)")
+	fs.IntVar(&f.cols, "cols", 0, "grid columns (overrides -size)")
+	fs.BoolVar(&f.hard, "hard", false, "start in hard mode (the circuit on bits)")
+	fs.BoolVar(&f.async, "async", false, "start with asynchronous steps")
+	fs.IntVar(&f.channel, "channel", 0, "channel shown")
+	fs.BoolVar(&f.rgb, "rgb", false, "show channels 0-2 as red, green, blue")
+	fs.BoolVar(&f.gridLines, "grid", false, "draw lines between cells")
+	fs.IntVar(&f.speed, "speed", 10, "steps per second")
+	fs.BoolVar(&f.paused, "paused", false, "start paused")
+	fs.IntVar(&f.width, "width", 960, "window width")
+	fs.IntVar(&f.height, "height", 640, "window height")
+	fs.IntVar(&f.shotAfter, "screenshot-after", 0, "write the screen to -screenshot after this many ticks (60 a second), then quit")
+	fs.StringVar(&f.shotPath, "screenshot", "", "file for -screenshot-after")
+	fs.StringVar(&f.shotDir, "shots", ".", "directory for the screenshot key's pictures")
+	if err := fs.Parse(args); err != nil {
+		return nil, errUsage
+	}
+	switch {
+	case fs.NArg() > 0:
+		return nil, fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0))
+	case (f.train == "") == (f.model == ""):
+		return nil, errors.New("give either -train EXPERIMENT (live training) or -model FILE (replay)")
+	case f.size < 0 || f.rows < 0 || f.cols < 0:
+		return nil, errors.New("grid sizes must not be negative")
+	case f.iterations < 0:
+		return nil, fmt.Errorf("-iterations %d: must not be negative", f.iterations)
+	case f.speed < 1:
+		return nil, fmt.Errorf("-speed %d: must be at least 1 step per second", f.speed)
+	case f.width < 1 || f.height < 1:
+		return nil, errors.New("-width and -height must be positive")
+	case f.shotAfter < 0:
+		return nil, errors.New("-screenshot-after must not be negative")
+	case (f.shotAfter > 0) != (f.shotPath != ""):
+		return nil, errors.New("-screenshot-after N and -screenshot FILE go together")
+	}
+	return f, nil
+}
+
+// errUsage means the flag package has already explained the problem.
+var errUsage = errors.New("usage")
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	f, err := parse(args, stderr)
+	if err == nil {
+		err = view(ctx, f, stdout, stderr)
+	}
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	default:
+		fmt.Fprintln(stderr, "dlca-view:", err)
+		return 1
+	}
+}
+
+// view builds the App for the flags and runs its window.
+func view(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
+	opt := viewer.Options{
+		Speed: f.speed, Paused: f.paused,
+		Mode: viewer.Mode{Hard: f.hard, Async: f.async},
+		View: painterOptions(f), ScreenshotDir: f.shotDir,
+	}
+	var a *viewer.App
+	var err error
+	title := "dlca-view"
+	if f.train != "" {
+		a, title, err = liveApp(ctx, f, opt, stderr)
+	} else {
+		a, title, err = replayApp(f, opt)
+	}
+	if err != nil {
+		return err
+	}
+	err = window.Run(a, window.Config{
+		Title: title, Width: f.width, Height: f.height,
+		ScreenshotAfter: f.shotAfter, ScreenshotPath: f.shotPath,
+		Stop: ctx.Done(),
+	})
+	a.Wait()
+	if err != nil {
+		return err
+	}
+	if _, terr, live := a.Training(); live {
+		if terr != nil {
+			return terr
+		}
+		fmt.Fprintf(stdout, "model saved to %s\n", modelPath(f))
+	}
+	if f.shotPath != "" {
+		fmt.Fprintf(stdout, "screenshot written to %s\n", f.shotPath)
+	}
+	return nil
+}
