@@ -119,8 +119,12 @@ func open() (*Device, error) {
 	return d, nil
 }
 
-// Close releases the device and everything it created.
+// Close releases the device and everything it created. Closing twice does
+// nothing.
 func (d *Device) Close() {
+	if d.dev == nil {
+		return
+	}
 	for _, name := range sortedKeys(d.pipelines) {
 		d.pipelines[name].Release()
 	}
@@ -132,6 +136,7 @@ func (d *Device) Close() {
 	d.dev.Release()
 	d.adapter.Release()
 	d.instance.Release()
+	d.dev = nil
 }
 
 // IsSoftware reports whether the device is a CPU implementation (lavapipe,

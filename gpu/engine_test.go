@@ -295,3 +295,33 @@ func TestEngineReshapes(t *testing.T) {
 	}
 	compareGradients(t, e, layerNames(small.Model), want, 1e-3)
 }
+
+// TestEngineDeterministic runs the same iteration on two fresh engines: the
+// fixed-order reductions must give the same bits.
+func TestEngineDeterministic(t *testing.T) {
+	s, _, b := checkerboard(t, 5, 6, 3, 1)
+	var losses []float64
+	var grads [][][]float32
+	for range 2 {
+		e := newEngine(t, s)
+		loss, err := e.Iterate(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := e.LogitGrads()
+		if err != nil {
+			t.Fatal(err)
+		}
+		losses, grads = append(losses, loss), append(grads, g)
+	}
+	if losses[0] != losses[1] {
+		t.Errorf("loss differs between runs: %v then %v", losses[0], losses[1])
+	}
+	for l := range grads[0] {
+		for i := range grads[0][l] {
+			if math.Float32bits(grads[0][l][i]) != math.Float32bits(grads[1][l][i]) {
+				t.Fatalf("layer %d gradient %d differs between runs: %v then %v", l, i, grads[0][l][i], grads[1][l][i])
+			}
+		}
+	}
+}
