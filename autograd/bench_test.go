@@ -20,44 +20,6 @@ func randF32(rng *rand.Rand, shape ...int) *Tensor {
 	return Cast(uniform(rng, -1, 1, shape...), Float32)
 }
 
-func reportGFLOPs(b *testing.B, n, k, m int) {
-	b.ReportMetric(2*float64(n*k*m)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-}
-
-// BenchmarkMatMul times MatMul (float32) including its allocation and graph
-// bookkeeping; compare with BenchmarkGemmBare.
-func BenchmarkMatMul(b *testing.B) {
-	for _, s := range matmulSizes {
-		b.Run(fmt.Sprintf("%dx%dx%d", s.n, s.k, s.m), func(b *testing.B) {
-			rng := rand.New(rand.NewPCG(1, 1))
-			x, w := randF32(rng, s.n, s.k), randF32(rng, s.k, s.m)
-			for b.Loop() {
-				MatMul(x, w)
-			}
-			reportGFLOPs(b, s.n, s.k, s.m)
-		})
-	}
-}
-
-// BenchmarkGemmBare times gonum's blas32.Gemm alone into a preallocated
-// result: the ceiling for MatMul.
-func BenchmarkGemmBare(b *testing.B) {
-	for _, s := range matmulSizes {
-		b.Run(fmt.Sprintf("%dx%dx%d", s.n, s.k, s.m), func(b *testing.B) {
-			rng := rand.New(rand.NewPCG(1, 1))
-			x, w := randF32(rng, s.n, s.k), randF32(rng, s.k, s.m)
-			c := make([]float32, s.n*s.m)
-			ga := blas32.General{Rows: s.n, Cols: s.k, Stride: s.k, Data: x.f32}
-			gb := blas32.General{Rows: s.k, Cols: s.m, Stride: s.m, Data: w.f32}
-			gc := blas32.General{Rows: s.n, Cols: s.m, Stride: s.m, Data: c}
-			for b.Loop() {
-				blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, ga, gb, 0, gc)
-			}
-			reportGFLOPs(b, s.n, s.k, s.m)
-		})
-	}
-}
-
 // BenchmarkMatMulVsGemm alternates MatMul with the bare Gemm call on the
 // same operands and reports the best time of each as GFLOP/s, and MatMul's
 // throughput as a percentage of Gemm's. Alternating and taking minima keeps
@@ -102,7 +64,7 @@ func BenchmarkConv2d(b *testing.B) {
 		}
 	}
 	// forward + two backward products
-	reportGFLOPs(b, 3*128*14*14, 8*9, 16)
+	b.ReportMetric(3*2*float64(128*14*14*8*9*16)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
 // BenchmarkElementwise times a large elementwise op (split over cores).
