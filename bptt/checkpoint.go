@@ -138,8 +138,26 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 // ReadCheckpoint decodes a checkpoint file from r, checking every part, so
 // that a checkpoint that reads is one that resumes.
 func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("bptt: reading checkpoint: %w", err)
+	}
+	// The format and version first, leniently, so that a model file or a
+	// newer checkpoint is named as such rather than as bad JSON.
+	var head struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+	}
+	if json.Unmarshal(data, &head) == nil {
+		switch {
+		case head.Format != CheckpointFormat:
+			return nil, fmt.Errorf("bptt: not a checkpoint: format is %q, want %q (pass a checkpoint file, such as the run's checkpoint.json)", head.Format, CheckpointFormat)
+		case head.Version != CheckpointVersion:
+			return nil, fmt.Errorf("bptt: checkpoint version %d: this program reads version %d only", head.Version, CheckpointVersion)
+		}
+	}
 	var f fileCheckpoint
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
 		switch {
@@ -151,10 +169,6 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 		return nil, fmt.Errorf("bptt: checkpoint file is not valid JSON of the %s format: %w", CheckpointFormat, err)
 	}
 	switch {
-	case f.Format != CheckpointFormat:
-		return nil, fmt.Errorf("bptt: not a checkpoint: format is %q, want %q (a model file trains on with -init, not -resume)", f.Format, CheckpointFormat)
-	case f.Version != CheckpointVersion:
-		return nil, fmt.Errorf("bptt: checkpoint version %d: this program reads version %d only", f.Version, CheckpointVersion)
 	case f.Iteration < 0 || f.Iterations < f.Iteration:
 		return nil, fmt.Errorf("bptt: checkpoint at iteration %d of %d: the file is damaged", f.Iteration, f.Iterations)
 	case len(f.Metrics) > f.Iteration:

@@ -23,7 +23,10 @@ type MemoryEstimate struct {
 	StateBytes int64 // one state [Batch, H, W, C]
 	KeptStates int   // states alive at once
 	ParamBytes int64 // logits, their gradients, AdamW's two moments, coefficients
-	Total      int64
+	// ScratchBytes are the backward pass's two gradient buffers, each as
+	// large as the largest activation array of a step.
+	ScratchBytes int64
+	Total        int64
 }
 
 // EstimateMemory estimates the CPU engine's memory for setup on a
@@ -39,20 +42,24 @@ func EstimateMemory(s Setup, height, width int) MemoryEstimate {
 	}
 	cells := int64(s.Batch) * int64(height) * int64(width)
 	c := int64(cfg.Channels)
-	step := cells * c * dlca.NeighbourhoodSize
-	step += cells * int64(cfg.UpdateInputs())
-	var params int64
+	var step, largest, params int64
+	add := func(n int64) {
+		step += n
+		largest = max(largest, n)
+	}
+	add(cells * c * dlca.NeighbourhoodSize)
+	add(cells * int64(cfg.UpdateInputs()))
 	for _, l := range s.Model.Perception {
-		step += int64(l.Groups*l.Out) * cells * c
+		add(int64(l.Groups*l.Out) * cells * c)
 		params += int64(l.Groups * l.Out)
 	}
 	for _, l := range s.Model.Update {
-		step += int64(l.Out) * cells
+		add(int64(l.Out) * cells)
 		params += int64(l.Out)
 	}
 	// Logits, gradient, two moments (16 values per gate each), and the
 	// coefficients (4) with their softmax probabilities (16).
-	m := MemoryEstimate{StepBytes: step * elem, StateBytes: cells * c * elem, ParamBytes: params * (4*16 + 4 + 16) * elem}
+	m := MemoryEstimate{StepBytes: step * elem, StateBytes: cells * c * elem, ParamBytes: params * (4*16 + 4 + 16) * elem, ScratchBytes: 2 * largest * elem}
 	return m.kept(s.Steps, s.Recompute)
 }
 
@@ -63,7 +70,7 @@ func (m MemoryEstimate) kept(steps, k int) MemoryEstimate {
 	if k > 0 && k < steps {
 		m.KeptSteps, m.KeptStates = k, (steps+k-1)/k+1
 	}
-	m.Total = int64(m.KeptSteps)*m.StepBytes + int64(m.KeptStates)*m.StateBytes + m.ParamBytes
+	m.Total = int64(m.KeptSteps)*m.StepBytes + int64(m.KeptStates)*m.StateBytes + m.ParamBytes + m.ScratchBytes
 	return m
 }
 
@@ -75,8 +82,8 @@ func SuggestRecompute(steps int) int {
 
 // String describes the estimate in one line.
 func (m MemoryEstimate) String() string {
-	return fmt.Sprintf("%s (%d steps x %s of activations, %d states x %s, %s of parameters and optimiser state)",
-		FormatBytes(m.Total), m.KeptSteps, FormatBytes(m.StepBytes), m.KeptStates, FormatBytes(m.StateBytes), FormatBytes(m.ParamBytes))
+	return fmt.Sprintf("%s (%d steps x %s of activations, %d states x %s, %s of parameters and optimiser state, %s of gradient buffers)",
+		FormatBytes(m.Total), m.KeptSteps, FormatBytes(m.StepBytes), m.KeptStates, FormatBytes(m.StateBytes), FormatBytes(m.ParamBytes), FormatBytes(m.ScratchBytes))
 }
 
 // Check returns an error, with a suggestion, if the estimate for setup
