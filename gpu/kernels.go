@@ -79,15 +79,6 @@ func (s *oneShot) in(label string, data []float32, n int) *Buffer {
 	return b
 }
 
-func (s *oneShot) inU32(label string, data []uint32) *Buffer {
-	b, err := NewBufferFrom(s.d, label, data)
-	if s.record(err) {
-		return &Buffer{Label: label, N: len(data)}
-	}
-	s.bufs = append(s.bufs, b)
-	return b
-}
-
 // record keeps err if it is the first; it reports whether an error is held.
 func (s *oneShot) record(err error) bool {
 	if s.err == nil {
