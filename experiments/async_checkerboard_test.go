@@ -1,0 +1,101 @@
+package experiments
+
+import (
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/gates"
+)
+
+func TestAsyncCheckerboardSettings(t *testing.T) {
+	e, err := Get("checkerboard-async")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// PAPER.md section 3: 14x14, 50 steps, batch 1, 800 iterations, [256]x14 then 128..8.
+	if !e.Async || e.Model.Height != 14 || e.Steps != 50 || e.Batch != 1 || e.Iterations != 800 || len(e.Model.UpdateLayers) != 20 || e.Model.FireRate != 0.6 {
+		t.Fatalf("settings differ from the paper: %+v", e)
+	}
+	names := map[string]bool{}
+	for _, c := range e.Checks {
+		names[c.Name] = true
+	}
+	for _, n := range []string{"self-healing", "robustness"} {
+		if !names[n] {
+			t.Errorf("check %s missing", n)
+		}
+	}
+}
+
+// constantModel returns a model of e whose every gate is op: with FALSE its
+// circuit turns every cell that fires to 0.
+func constantModel(t *testing.T, e *Experiment, op gates.Op) *dlca.Model {
+	t.Helper()
+	m, err := dlca.New(e.Model, autograd.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range m.Params() {
+		for i := range p.Len() {
+			v := 0.0
+			if i%gates.NumOps == int(op) {
+				v = 10
+			}
+			p.SetAt(i, v)
+		}
+	}
+	return m
+}
+
+// TestRobustnessRun: a rule that writes 0 everywhere ends with every target
+// 1 wrong, which on a 2x2-square checkerboard is half the cells, and fails
+// the check; against an all-zero target the same rule is never wrong, even
+// with squares zeroed, and passes.
+func TestRobustnessRun(t *testing.T) {
+	e, _ := Get("checkerboard-async")
+	m := constantModel(t, e, gates.False)
+	curve, frames := RobustnessRun(e, m, 32, 200, 10)
+	if len(curve) != 200 || len(frames) != 1+200/robustnessFrameEvery {
+		t.Fatalf("%d errors and %d frames, want 200 and %d", len(curve), len(frames), 1+200/robustnessFrameEvery)
+	}
+	if got := curve[len(curve)-1]; got != 32*32/2 {
+		t.Fatalf("final error %v, want %d (every 1 of the target missing)", got, 32*32/2)
+	}
+	check := robustnessCheck(32, 200, 10)
+	if r := check.Run(e, m); r.Passed {
+		t.Fatalf("a rule that forgets the pattern passed: %s", r.Detail)
+	}
+	blank := *e
+	blank.Target = func(h, w int) []float32 { return make([]float32, h*w) }
+	r := check.Run(&blank, m)
+	if !r.Passed || r.Wrong != 0 || len(r.Curve) != 200 {
+		t.Fatalf("all-zero target: %s (curve of %d)", r.Detail, len(r.Curve))
+	}
+	path := filepath.Join(t.TempDir(), "curve.png")
+	if err := PlotCurve(path, "robustness", "error", curve); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := png.Decode(f); err != nil {
+		t.Fatalf("the plot is not a PNG: %v", err)
+	}
+}
+
+// TestAsyncCheck: a rule of pass-through gates only copies bits around, so
+// running it asynchronously does not form the checkerboard.
+func TestAsyncCheck(t *testing.T) {
+	e, _ := Get("checkerboard")
+	m := constantModel(t, e, gates.A)
+	r := AsyncCheck(16, 10).Run(e, m)
+	if r.Passed || r.Wrong == 0 || len(r.Frames) != 11 {
+		t.Fatalf("pass-through rule: %s, %d frames", r.Detail, len(r.Frames))
+	}
+}
