@@ -21,6 +21,7 @@ var passes = []pass{
 	{"constants", PropagateConstants},
 	{"inverters", FoldInverters},
 	{"merge", MergeIdentical},
+	{"functions", MergeEquivalent},
 	{"dead", RemoveDead},
 }
 
