@@ -19,23 +19,27 @@ func chunkRows(gatesPerRow int) int {
 	return max(1, chunkWork/max(1, gatesPerRow))
 }
 
-// forChunks calls f(c) for every chunk c in [0, n), spread over up to
-// GOMAXPROCS goroutines. Each chunk must write only its own outputs; which
-// goroutine runs it does not matter.
-func forChunks(n int, f func(c int)) {
-	workers := min(n, runtime.GOMAXPROCS(0))
-	if workers <= 1 {
+// workers returns how many goroutines forChunks uses for n chunks.
+func workers(n int) int { return max(1, min(n, runtime.GOMAXPROCS(0))) }
+
+// forChunks calls f(w, c) for every chunk c in [0, n), spread over
+// workers(n) goroutines numbered w = 0, 1, ... (so that f can keep scratch
+// space per worker). Each chunk must write only its own outputs; which
+// worker runs it does not matter.
+func forChunks(n int, f func(w, c int)) {
+	nw := workers(n)
+	if nw == 1 {
 		for c := range n {
-			f(c)
+			f(0, c)
 		}
 		return
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range workers {
+	for w := range nw {
 		wg.Go(func() {
 			for c := int(next.Add(1) - 1); c < n; c = int(next.Add(1) - 1) {
-				f(c)
+				f(w, c)
 			}
 		})
 	}

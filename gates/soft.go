@@ -15,7 +15,7 @@ func ForwardSoft[F Float](y, x, coeffs []F, w Wiring, d Dims) {
 	p := newRowPlan(coeffs, w, d)
 	gates := d.Gates()
 	rows := chunkRows(gates)
-	forChunks(ceilDiv(d.Rows, rows), func(c int) {
+	forChunks(ceilDiv(d.Rows, rows), func(_, c int) {
 		for r := c * rows; r < min(d.Rows, (c+1)*rows); r++ {
 			forwardRow(y[r*gates:(r+1)*gates], x[r*p.in:(r+1)*p.in], p)
 		}
@@ -52,11 +52,14 @@ func BackwardSoft[F Float](dx []F, sums []float64, g, x, coeffs []F, w Wiring, r
 	rows := chunkRows(gates)
 	chunks := ceilDiv(d.Rows, rows)
 	partial := make([]float64, chunks*4*gates)
-	forChunks(chunks, func(c int) {
-		// gab holds dL/da and dL/db of every gate for a block of rows:
-		// [rowBlock, Groups, Out, 2].
-		gab := make([]F, rowBlock*2*gates)
-		acc := make([][4]F, gates)
+	// Per worker: gab, the dL/da and dL/db of every gate for a block of
+	// rows ([rowBlock, Groups, Out, 2]), and acc, the running sums.
+	nw := workers(chunks)
+	gabs := make([]F, nw*rowBlock*2*gates)
+	accs := make([][4]F, nw*gates)
+	forChunks(chunks, func(w, c int) {
+		gab := gabs[w*rowBlock*2*gates : (w+1)*rowBlock*2*gates]
+		acc := accs[w*gates : (w+1)*gates]
 		s := partial[c*4*gates : (c+1)*4*gates]
 		lo, hi := c*rows, min(d.Rows, (c+1)*rows)
 		for r0 := lo; r0 < hi; r0 += rowBlock {
