@@ -257,10 +257,10 @@ func NewCheckpointer(path string, every int, label string, eng Engine, run *Run,
 	k := &Checkpointer{Path: path, Every: every, label: label, seed: run.Seed, iterations: run.Iterations, engine: r, saved: -1}
 	if from != nil {
 		if from.Label != label {
-			return nil, fmt.Errorf("bptt: the checkpoint is of %q, not %q", from.Label, label)
+			return nil, fmt.Errorf("bptt: the checkpoint is of %q, not %q: resume it as what it was started as", from.Label, label)
 		}
 		if from.Seed != run.Seed {
-			return nil, fmt.Errorf("bptt: the checkpoint's run has seed %d, not %d", from.Seed, run.Seed)
+			return nil, fmt.Errorf("bptt: the checkpoint's run has seed %d, not %d: resume it with the seed it was started with", from.Seed, run.Seed)
 		}
 		if err := from.Resume(eng, run); err != nil {
 			return nil, err
