@@ -16,6 +16,8 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/viewer/internal/toy"
 	"github.com/dlca/dlca/viewer/painter"
 )
@@ -316,6 +318,39 @@ func TestScreenShowsThePainterPicture(t *testing.T) {
 		png := decodePNG(t, got.Screenshot)
 		assertRegion(t, png, png.Bounds(), shown)
 	})
+	s.quit()
+}
+
+func TestScreenShowsADlcaModel(t *testing.T) {
+	needDisplay(t)
+	m := tinyModel(t)
+	path := filepath.Join(t.TempDir(), "tiny.json")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	s := startRemote(t, "-model", path, "-rows", "9", "-cols", "11")
+	s.send(nil, "tick 5")
+	st := s.state()
+	if f := st.Frame; f.H != 9 || f.W != 11 || f.C != 2 {
+		t.Fatalf("remote shows a %dx%dx%d grid, want 9x11x2", f.H, f.W, f.C)
+	}
+	expectGridOnScreen(t, st)
+	for _, key := range []string{"H", "N", "C"} { // hard mode, one step, channel 1
+		s.send(nil, "key %s", key)
+	}
+	s.send(nil, "tick 5")
+	got := s.state()
+	prev := autograd.New(st.Frame.Cells, 1, 9, 11, 2)
+	want := m.Circuit().Rollout(dlca.BitsOf(prev), 1, dlca.HardOptions{}).Tensor(autograd.Float32).Data32()
+	for i, v := range want {
+		if got.Frame.Cells[i] != v {
+			t.Fatalf("after one hard step value %d = %v, the circuit says %v", i, got.Frame.Cells[i], v)
+		}
+	}
+	if got.View.Channel != 1 {
+		t.Errorf("showing channel %d after C, want 1", got.View.Channel)
+	}
+	expectGridOnScreen(t, got)
 	s.quit()
 }
 

@@ -1,6 +1,6 @@
 // Command remote is the viewer under remote control, for tests that need a
-// real screen: it opens the window on a toy automaton (or a toy training
-// run) and obeys one command per line on standard input, answering each
+// real screen: it opens the window on a toy automaton, a saved dlca model
+// (-model) or a toy training run (-live), and obeys one command per line on standard input, answering each
 // with one line of JSON on standard output once the command has taken
 // effect. It is built and run by the viewer's screen tests.
 //
@@ -27,6 +27,7 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
+	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/viewer"
 	"github.com/dlca/dlca/viewer/internal/toy"
 	"github.com/dlca/dlca/viewer/painter"
@@ -53,14 +54,23 @@ func main() {
 	cols := flag.Int("cols", 10, "grid columns")
 	channels := flag.Int("channels", 3, "channels")
 	live := flag.Bool("live", false, "show a toy training run instead of a fixed automaton")
+	model := flag.String("model", "", "show this dlca model file (seed 7) instead of the toy automaton")
 	shots := flag.String("shots", os.TempDir(), "screenshot folder")
 	flag.Parse()
 
 	opt := viewer.Options{Paused: !*live, Brush: 3, ScreenshotDir: *shots, Speed: 60, RolloutSteps: 5}
 	var a *viewer.App
-	if *live {
+	switch {
+	case *live:
 		a = viewer.NewLive(context.Background(), &toy.Trainer{Iters: 1 << 30, Pause: 20 * time.Millisecond, H: *rows, W: *cols, C: *channels}, opt)
-	} else {
+	case *model != "":
+		m, err := dlca.Load(*model)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		a = viewer.New(viewer.NewModelSim(m, *rows, *cols, nil, 7), opt)
+	default:
 		a = viewer.New(toy.NewLife(*rows, *cols, *channels, 7), opt)
 	}
 	r := &remote{lines: make(chan string), out: json.NewEncoder(os.Stdout)}
