@@ -13,7 +13,7 @@ import (
 // contiguous vectors (its a, its b, its output) and, in the backward pass,
 // keeps its four coefficient-gradient sums in registers. (gates.ForwardSoft
 // and BackwardSoft, which gates.Layer uses, are row-major; on the
-// checkerboard's shapes the feature-major loops are about three times
+// checkerboard's shapes the feature-major loops are about 2.4 times
 // faster, see docs/perf/dlca.md.) Both evaluate the same relaxed form
 // c0 + c1*a + c2*b + c3*a*b, with coefficients from gates.SoftCoeffs.
 
