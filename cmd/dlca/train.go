@@ -42,6 +42,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	wiring := fs.Uint64("wiring-seed", 23, "seed of the wiring")
 	device := fs.String("device", "cpu", "where to train: cpu")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	var long bptt.LongRun // checkpoints, -resume, -max-memory, -recompute (bptt/checkpoint_cmd.go)
+	long.AddFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -63,12 +65,25 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	e.Seed = *seed
 	e.Model.Seed = *wiring
+	resumed, err := long.Resumed()
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("cannot create the output directory: %w", err)
+	}
+	if err := bptt.CheckWritable(*out); err != nil {
+		return err
 	}
 	m, err := dlca.New(e.Model, autograd.Float32)
 	if err != nil {
 		return err
+	}
+	if resumed != nil {
+		m = resumed.Model
+		if *iters == 0 {
+			e.Iterations = resumed.Iterations
+		}
 	}
 	// NOTE: the engine keeps every step's activations (about 200 MB for the
 	// checkerboard) for the whole run, and each iteration's garbage is small
@@ -76,6 +91,9 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// the live size before collecting.
 	debug.SetGCPercent(25)
 	setup := e.Setup(m)
+	if err := long.Prepare(&setup, e.Model.Height, e.Model.Width); err != nil {
+		return err
+	}
 	eng, err := newEngine(*device, setup)
 	if err != nil {
 		return err
@@ -86,10 +104,17 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		obs = append(obs, bptt.Progress(stderr, isTerminal(stderr)))
 	}
 	start := time.Now()
-	metrics, trained, err := bptt.Train(ctx, eng, setup, e.Run(obs...))
+	run := e.Run(obs...)
+	stopCheckpoints, err := long.Start(*out, e.Name, eng, &run, resumed, stderr)
 	if err != nil {
 		return err
 	}
+	defer stopCheckpoints()
+	metrics, trained, err := bptt.Train(ctx, eng, setup, run)
+	if err != nil {
+		return long.Stopped(err, fmt.Sprintf("dlca train -experiment %s -seed %d -out %s", e.Name, *seed, *out))
+	}
+	metrics = long.Metrics(metrics)
 	rec := runRecord{Experiment: e.Name, Seed: *seed, WiringSeed: *wiring, Iterations: e.Iterations, Device: *device,
 		WallSeconds: time.Since(start).Seconds(), Metrics: metrics}
 	for _, m := range metrics {
