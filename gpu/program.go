@@ -19,10 +19,23 @@ var shaders embed.FS
 // that reduce use one workgroup of this size per output.
 const workgroupSize = 64
 
-// maxGroupsX bounds the x dimension of a dispatch; larger dispatches spill
-// into y (WebGPU guarantees 65535 workgroups per dimension). Kernels compute
-// their flat index as x + y * num_workgroups.x * workgroupSize.
-const maxGroupsX = 32768
+// Every kernel loops over its elements with a stride of all the invocations
+// dispatched (a grid-stride loop), so a dispatch needs no more workgroups
+// than the device can keep busy: per-workgroup overhead dominates on a
+// software adapter (llvmpipe runs each workgroup as a function call), and
+// WebGPU allows only 65535 workgroups per dimension anyway.
+const (
+	maxWorkgroupsGPU      = 16384 // 1M invocations: enough to fill an H100
+	maxWorkgroupsSoftware = 64    // a few per CPU core
+)
+
+// maxWorkgroups is the most workgroups one dispatch of d uses.
+func (d *Device) maxWorkgroups() int {
+	if d.IsSoftware() {
+		return maxWorkgroupsSoftware
+	}
+	return maxWorkgroupsGPU
+}
 
 // pipeline returns the compute pipeline of shaders/name (entry point "main"),
 // compiling it on first use.
@@ -57,7 +70,7 @@ func (d *Device) pipeline(name string) (*wgpu.ComputePipeline, error) {
 type command struct {
 	pipeline *wgpu.ComputePipeline
 	group    *wgpu.BindGroup
-	x, y     uint32
+	x        uint32 // workgroups
 	clear    *Buffer
 }
 
@@ -83,7 +96,9 @@ func (p *Program) Dispatch(shader string, threads int, params any, bufs ...*Buff
 }
 
 // DispatchGroups is Dispatch with the number of workgroups given directly,
-// for kernels that run one workgroup per output.
+// for kernels in which a workgroup computes one output (the gate sums).
+// Both cap the workgroups at what the device can keep busy; the kernels'
+// loops cover the rest.
 func (p *Program) DispatchGroups(shader string, workgroups int, params any, bufs ...*Buffer) error {
 	if workgroups == 0 {
 		return nil
@@ -110,9 +125,7 @@ func (p *Program) DispatchGroups(shader string, workgroups int, params any, bufs
 		return fmt.Errorf("gpu: binding buffers for shaders/%s: %v", shader, err)
 	}
 	p.groups = append(p.groups, group)
-	x := min(workgroups, maxGroupsX)
-	y := (workgroups + x - 1) / x
-	p.cmds = append(p.cmds, command{pipeline: pipe, group: group, x: uint32(x), y: uint32(y)})
+	p.cmds = append(p.cmds, command{pipeline: pipe, group: group, x: uint32(min(workgroups, p.d.maxWorkgroups()))})
 	return nil
 }
 
@@ -172,7 +185,7 @@ func (p *Program) Run() error {
 		}
 		pass.SetPipeline(c.pipeline)
 		pass.SetBindGroup(0, c.group, nil)
-		pass.DispatchWorkgroups(c.x, c.y, 1)
+		pass.DispatchWorkgroups(c.x, 1, 1)
 	}
 	if err := endPass(); err != nil {
 		return fmt.Errorf("gpu: compute pass: %v", err)

@@ -5,7 +5,7 @@
 // The per-step factors come from the host (computed in float64) through the
 // step buffer, so the uniform stays fixed for the whole run.
 //
-// Entry point: main; workgroup size 64; one invocation per parameter.
+// Entry point: main; workgroup size 64; a grid-stride loop over the parameters.
 // Bindings (group 0):
 //   0 uniform AdamParams (Go: adamParams)
 //   1 storage read  step: array<f32>, [4] = (1 - lr*wd, lr/(1-beta1^t),
@@ -31,14 +31,12 @@ struct AdamParams {
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * 64u;
-    if (i >= hyper.n) {
-        return;
+    for (var i = gid.x; i < hyper.n; i += nwg.x * 64u) {
+        let g = grads[i];
+        let mi = hyper.beta1 * m[i] + (1.0 - hyper.beta1) * g;
+        let vi = hyper.beta2 * v[i] + (1.0 - hyper.beta2) * g * g;
+        m[i] = mi;
+        v[i] = vi;
+        params[i] = params[i] * step[0] - step[1] * mi / (sqrt(vi) * step[2] + hyper.eps);
     }
-    let g = grads[i];
-    let mi = hyper.beta1 * m[i] + (1.0 - hyper.beta1) * g;
-    let vi = hyper.beta2 * v[i] + (1.0 - hyper.beta2) * g * g;
-    m[i] = mi;
-    v[i] = vi;
-    params[i] = params[i] * step[0] - step[1] * mi / (sqrt(vi) * step[2] + hyper.eps);
 }

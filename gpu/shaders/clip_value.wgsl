@@ -1,7 +1,7 @@
 // clip_value.wgsl: gradient clipping by value, g = clamp(g, -limit, limit),
 // in place.
 //
-// Entry point: main; workgroup size 64; one invocation per element.
+// Entry point: main; workgroup size 64; a grid-stride loop over the elements.
 // Bindings (group 0):
 //   0 uniform ClipParams (Go: clipParams)
 //   1 storage rw grads: array<f32>, [n]
@@ -18,9 +18,7 @@ struct ClipParams {
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * 64u;
-    if (i >= params.n) {
-        return;
+    for (var i = gid.x; i < params.n; i += nwg.x * 64u) {
+        grads[i] = clamp(grads[i], -params.limit, params.limit);
     }
-    grads[i] = clamp(grads[i], -params.limit, params.limit);
 }

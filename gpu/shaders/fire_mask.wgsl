@@ -4,7 +4,7 @@
 // with fire 0 or 1 (all ones in a synchronous step). The masks come from the
 // host (dlca.FireMasks), so the GPU sees the CPU's masks.
 //
-// Entry point: main; workgroup size 64; one invocation per element of next.
+// Entry point: main; workgroup size 64; a grid-stride loop over the elements of next.
 // Bindings (group 0):
 //   0 uniform CellParams (Go: cellParams)
 //   1 storage read  fire:  array<f32>, [cells]
@@ -27,13 +27,11 @@ struct CellParams {
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * 64u;
-    if (i >= p.cells * p.channels) {
-        return;
-    }
-    if (fire[i / p.channels] != 0.0) {
-        next[i] = upd[i];
-    } else {
-        next[i] = state[i];
+    for (var i = gid.x; i < p.cells * p.channels; i += nwg.x * 64u) {
+        if (fire[i / p.channels] != 0.0) {
+            next[i] = upd[i];
+        } else {
+            next[i] = state[i];
+        }
     }
 }

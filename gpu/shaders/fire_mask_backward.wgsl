@@ -4,7 +4,7 @@
 //   dupd[cell, c] = fire ? dnext : 0;   dstate[cell, c] = fire ? 0 : dnext
 // (dstate is overwritten: this is the first contribution to it in a step).
 //
-// Entry point: main; workgroup size 64; one invocation per element.
+// Entry point: main; workgroup size 64; a grid-stride loop over the elements.
 // Bindings (group 0):
 //   0 uniform CellParams (Go: cellParams)
 //   1 storage read  fire:   array<f32>, [cells]
@@ -27,15 +27,13 @@ struct CellParams {
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * 64u;
-    if (i >= p.cells * p.channels) {
-        return;
-    }
-    if (fire[i / p.channels] != 0.0) {
-        dupd[i] = dnext[i];
-        dstate[i] = 0.0;
-    } else {
-        dupd[i] = 0.0;
-        dstate[i] = dnext[i];
+    for (var i = gid.x; i < p.cells * p.channels; i += nwg.x * 64u) {
+        if (fire[i / p.channels] != 0.0) {
+            dupd[i] = dnext[i];
+            dstate[i] = 0.0;
+        } else {
+            dupd[i] = 0.0;
+            dstate[i] = dnext[i];
+        }
     }
 }

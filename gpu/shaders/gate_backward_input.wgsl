@@ -6,7 +6,7 @@
 // When the groups share x (x_group_stride = 0), gx[r, j] also sums over the
 // groups, in increasing g.
 //
-// Entry point: main; workgroup size 64; one invocation per element of gx.
+// Entry point: main; workgroup size 64; a grid-stride loop over the elements of gx.
 // Bindings (group 0):
 //   0 uniform GateParams (Go: gateParams)
 //   1 storage read  wiring: array<u32>, [out][2] = (A[o], B[o])
@@ -41,36 +41,34 @@ struct GateParams {
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * 64u;
     let shared_x = params.x_group_stride == 0u;
     let x_groups = select(params.groups, 1u, shared_x);
-    if (i >= params.rows * x_groups * params.in_width) {
-        return;
-    }
-    let j = i % params.in_width;
-    let rg = i / params.in_width; // r * x_groups + gx_group
-    let r = rg / x_groups;
-    var g_first = rg % x_groups;
-    var g_end = g_first + 1u;
-    if (shared_x) {
-        g_first = 0u;
-        g_end = params.groups;
-    }
-    var total = 0.0;
-    for (var g = g_first; g < g_end; g++) {
-        let xbase = r * params.x_row_stride + g * params.x_group_stride;
-        let ybase = (r * params.groups + g) * params.out;
-        for (var e = rev_start[j]; e < rev_start[j + 1u]; e++) {
-            let o = rev_entry[e] / 2u;
-            let c = (params.gate_base + g * params.out + o) * 4u;
-            var d: f32;
-            if ((rev_entry[e] & 1u) == 0u) {
-                d = coeffs[c + 1u] + coeffs[c + 3u] * x[xbase + wiring[2u * o + 1u]];
-            } else {
-                d = coeffs[c + 2u] + coeffs[c + 3u] * x[xbase + wiring[2u * o]];
-            }
-            total += gy[ybase + o] * d;
+    for (var i = gid.x; i < params.rows * x_groups * params.in_width; i += nwg.x * 64u) {
+        let j = i % params.in_width;
+        let rg = i / params.in_width; // r * x_groups + gx_group
+        let r = rg / x_groups;
+        var g_first = rg % x_groups;
+        var g_end = g_first + 1u;
+        if (shared_x) {
+            g_first = 0u;
+            g_end = params.groups;
         }
+        var total = 0.0;
+        for (var g = g_first; g < g_end; g++) {
+            let xbase = r * params.x_row_stride + g * params.x_group_stride;
+            let ybase = (r * params.groups + g) * params.out;
+            for (var e = rev_start[j]; e < rev_start[j + 1u]; e++) {
+                let o = rev_entry[e] / 2u;
+                let c = (params.gate_base + g * params.out + o) * 4u;
+                var d: f32;
+                if ((rev_entry[e] & 1u) == 0u) {
+                    d = coeffs[c + 1u] + coeffs[c + 3u] * x[xbase + wiring[2u * o + 1u]];
+                } else {
+                    d = coeffs[c + 2u] + coeffs[c + 3u] * x[xbase + wiring[2u * o]];
+                }
+                total += gy[ybase + o] * d;
+            }
+        }
+        gx[i] = total;
     }
-    gx[i] = total;
 }

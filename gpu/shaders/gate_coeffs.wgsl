@@ -2,7 +2,7 @@
 // and its relaxed form y = c0 + c1*a + c2*b + c3*a*b (the probability-weighted
 // sum of the 16 ops' coefficients, taken from the gates package's table).
 //
-// Entry point: main; workgroup size 64; one invocation per gate, over all
+// Entry point: main; workgroup size 64; a grid-stride loop over the gates, all
 // gates of a model at once (gates of all layers are numbered consecutively).
 // Bindings (group 0):
 //   0 uniform CountParams (Go: countParams): n = number of gates
@@ -26,29 +26,27 @@ struct CountParams {
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let g = gid.x + gid.y * nwg.x * 64u;
-    if (g >= params.n) {
-        return;
+    for (var g = gid.x; g < params.n; g += nwg.x * 64u) {
+        let base = g * 16u;
+        var m = logits[base];
+        for (var i = 1u; i < 16u; i++) {
+            m = max(m, logits[base + i]);
+        }
+        var total = 0.0;
+        for (var i = 0u; i < 16u; i++) {
+            let e = exp(logits[base + i] - m);
+            probs[base + i] = e;
+            total += e;
+        }
+        var c = vec4<f32>(0.0);
+        for (var i = 0u; i < 16u; i++) {
+            let p = probs[base + i] / total;
+            probs[base + i] = p;
+            c += p * vec4<f32>(table[i * 4u], table[i * 4u + 1u], table[i * 4u + 2u], table[i * 4u + 3u]);
+        }
+        coeffs[g * 4u] = c.x;
+        coeffs[g * 4u + 1u] = c.y;
+        coeffs[g * 4u + 2u] = c.z;
+        coeffs[g * 4u + 3u] = c.w;
     }
-    let base = g * 16u;
-    var m = logits[base];
-    for (var i = 1u; i < 16u; i++) {
-        m = max(m, logits[base + i]);
-    }
-    var total = 0.0;
-    for (var i = 0u; i < 16u; i++) {
-        let e = exp(logits[base + i] - m);
-        probs[base + i] = e;
-        total += e;
-    }
-    var c = vec4<f32>(0.0);
-    for (var i = 0u; i < 16u; i++) {
-        let p = probs[base + i] / total;
-        probs[base + i] = p;
-        c += p * vec4<f32>(table[i * 4u], table[i * 4u + 1u], table[i * 4u + 2u], table[i * 4u + 3u]);
-    }
-    coeffs[g * 4u] = c.x;
-    coeffs[g * 4u + 1u] = c.y;
-    coeffs[g * 4u + 2u] = c.z;
-    coeffs[g * 4u + 3u] = c.w;
 }

@@ -2,7 +2,7 @@
 // groups: y[r, g, o] = c0 + c1*a + c2*b + c3*a*b with a = x[r, g, A[o]],
 // b = x[r, g, B[o]] and c the coefficients of gate (g, o).
 //
-// Entry point: main; workgroup size 64; one invocation per output element
+// Entry point: main; workgroup size 64; a grid-stride loop over the output elements
 // (rows * groups * out).
 // Bindings (group 0):
 //   0 uniform GateParams (Go: gateParams)
@@ -33,18 +33,16 @@ struct GateParams {
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * 64u;
     let per_row = params.groups * params.out;
-    if (i >= params.rows * per_row) {
-        return;
+    for (var i = gid.x; i < params.rows * per_row; i += nwg.x * 64u) {
+        let r = i / per_row;
+        let go = i % per_row; // g * out + o
+        let g = go / params.out;
+        let o = go % params.out;
+        let xbase = r * params.x_row_stride + g * params.x_group_stride;
+        let a = x[xbase + wiring[2u * o]];
+        let b = x[xbase + wiring[2u * o + 1u]];
+        let c = (params.gate_base + go) * 4u;
+        y[i] = coeffs[c] + coeffs[c + 1u] * a + coeffs[c + 2u] * b + coeffs[c + 3u] * a * b;
     }
-    let r = i / per_row;
-    let go = i % per_row; // g * out + o
-    let g = go / params.out;
-    let o = go % params.out;
-    let xbase = r * params.x_row_stride + g * params.x_group_stride;
-    let a = x[xbase + wiring[2u * o]];
-    let b = x[xbase + wiring[2u * o + 1u]];
-    let c = (params.gate_base + go) * 4u;
-    y[i] = coeffs[c] + coeffs[c + 1u] * a + coeffs[c + 2u] * b + coeffs[c + 3u] * a * b;
 }

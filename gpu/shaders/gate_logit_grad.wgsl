@@ -5,7 +5,7 @@
 //   dL/dw_k = p_k * (dL/dp_k - sum_i p_i dL/dp_i)   (softmax Jacobian)
 // The result is added to grads, so several calls accumulate.
 //
-// Entry point: main; workgroup size 64; one invocation per gate, over all
+// Entry point: main; workgroup size 64; a grid-stride loop over the gates, all
 // gates of a model.
 // Bindings (group 0):
 //   0 uniform CountParams (Go: countParams): n = number of gates
@@ -29,18 +29,16 @@ struct CountParams {
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let g = gid.x + gid.y * nwg.x * 64u;
-    if (g >= params.n) {
-        return;
-    }
-    let s = vec4<f32>(sums[g * 4u], sums[g * 4u + 1u], sums[g * 4u + 2u], sums[g * 4u + 3u]);
-    var dp: array<f32, 16>;
-    var mean = 0.0;
-    for (var i = 0u; i < 16u; i++) {
-        dp[i] = dot(s, vec4<f32>(table[i * 4u], table[i * 4u + 1u], table[i * 4u + 2u], table[i * 4u + 3u]));
-        mean += probs[g * 16u + i] * dp[i];
-    }
-    for (var k = 0u; k < 16u; k++) {
-        grads[g * 16u + k] += probs[g * 16u + k] * (dp[k] - mean);
+    for (var g = gid.x; g < params.n; g += nwg.x * 64u) {
+        let s = vec4<f32>(sums[g * 4u], sums[g * 4u + 1u], sums[g * 4u + 2u], sums[g * 4u + 3u]);
+        var dp: array<f32, 16>;
+        var mean = 0.0;
+        for (var i = 0u; i < 16u; i++) {
+            dp[i] = dot(s, vec4<f32>(table[i * 4u], table[i * 4u + 1u], table[i * 4u + 2u], table[i * 4u + 3u]));
+            mean += probs[g * 16u + i] * dp[i];
+        }
+        for (var k = 0u; k < 16u; k++) {
+            grads[g * 16u + k] += probs[g * 16u + k] * (dp[k] - mean);
+        }
     }
 }

@@ -6,7 +6,8 @@
 // ... in turn, then a tree over the 64 partial sums. The result does not
 // depend on scheduling: deterministic.
 //
-// Entry point: main; workgroup size 64; one workgroup per gate (groups*out).
+// Entry point: main; workgroup size 64; each workgroup reduces gates
+// wid.x, wid.x + num_workgroups.x, ... (groups*out in all).
 // Bindings (group 0):
 //   0 uniform GateParams (Go: gateParams)
 //   1 storage read  wiring: array<u32>, [out][2] = (A[o], B[o])
@@ -36,14 +37,13 @@ var<workgroup> partial: array<vec4<f32>, 64>;
 
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) t: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let go = wid.x + wid.y * nwg.x; // g * out + o
     let n_gates = params.groups * params.out;
-    var s = vec4<f32>(0.0);
-    if (go < n_gates) {
+    for (var go = wid.x; go < n_gates; go += nwg.x) { // go = g * out + o
         let g = go / params.out;
         let o = go % params.out;
         let ia = wiring[2u * o];
         let ib = wiring[2u * o + 1u];
+        var s = vec4<f32>(0.0);
         for (var r = t; r < params.rows; r += 64u) {
             let xbase = r * params.x_row_stride + g * params.x_group_stride;
             let a = x[xbase + ia];
@@ -51,20 +51,21 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             let d = gy[r * n_gates + go];
             s += vec4<f32>(d, d * a, d * b, d * a * b);
         }
-    }
-    partial[t] = s;
-    workgroupBarrier();
-    for (var half = 32u; half > 0u; half /= 2u) {
-        if (t < half) {
-            partial[t] += partial[t + half];
-        }
+        partial[t] = s;
         workgroupBarrier();
-    }
-    if (t == 0u && go < n_gates) {
-        let k = (params.gate_base + go) * 4u;
-        sums[k] += partial[0].x;
-        sums[k + 1u] += partial[0].y;
-        sums[k + 2u] += partial[0].z;
-        sums[k + 3u] += partial[0].w;
+        for (var half = 32u; half > 0u; half /= 2u) {
+            if (t < half) {
+                partial[t] += partial[t + half];
+            }
+            workgroupBarrier();
+        }
+        if (t == 0u) {
+            let k = (params.gate_base + go) * 4u;
+            sums[k] += partial[0].x;
+            sums[k + 1u] += partial[0].y;
+            sums[k + 2u] += partial[0].z;
+            sums[k + 3u] += partial[0].w;
+        }
+        workgroupBarrier(); // partial is reused for the next gate
     }
 }

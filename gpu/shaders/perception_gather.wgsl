@@ -5,7 +5,7 @@
 // layout is dlca.Neighbourhood's: state [batch, height, width, C], cell =
 // (b*height + y)*width + x.
 //
-// Entry point: main; workgroup size 64; one invocation per element of nb.
+// Entry point: main; workgroup size 64; a grid-stride loop over the elements of nb.
 // Bindings (group 0):
 //   0 uniform GridParams (Go: gridParams)
 //   1 storage read  state: array<f32>, [cells][C]
@@ -44,21 +44,19 @@ fn source(b: u32, y: u32, x: u32, dy: i32, dx: i32) -> i32 {
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * 64u;
     let cells = grid.batch * grid.height * grid.width;
-    if (i >= cells * grid.channels * 9u) {
-        return;
+    for (var i = gid.x; i < cells * grid.channels * 9u; i += nwg.x * 64u) {
+        let n = i % 9u;
+        let c = (i / 9u) % grid.channels;
+        let cell = i / (9u * grid.channels);
+        let x = cell % grid.width;
+        let y = (cell / grid.width) % grid.height;
+        let b = cell / (grid.width * grid.height);
+        let src = source(b, y, x, i32(n / 3u) - 1, i32(n % 3u) - 1);
+        var v = 0.0;
+        if (src >= 0) {
+            v = state[u32(src) * grid.channels + c];
+        }
+        nb[i] = v;
     }
-    let n = i % 9u;
-    let c = (i / 9u) % grid.channels;
-    let cell = i / (9u * grid.channels);
-    let x = cell % grid.width;
-    let y = (cell / grid.width) % grid.height;
-    let b = cell / (grid.width * grid.height);
-    let src = source(b, y, x, i32(n / 3u) - 1, i32(n % 3u) - 1);
-    var v = 0.0;
-    if (src >= 0) {
-        v = state[u32(src) * grid.channels + c];
-    }
-    nb[i] = v;
 }

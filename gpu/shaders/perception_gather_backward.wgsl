@@ -5,7 +5,7 @@
 // where viewer_n is the cell at offset -(n/3 - 1, n%3 - 1), skipped beyond a
 // zero boundary; n in increasing order (as dlca's CPU code).
 //
-// Entry point: main; workgroup size 64; one invocation per element of dstate.
+// Entry point: main; workgroup size 64; a grid-stride loop over the elements of dstate.
 // Bindings (group 0):
 //   0 uniform GridParams (Go: gridParams)
 //   1 storage read  dnb:    array<f32>, [cells][C][9]
@@ -42,22 +42,20 @@ fn source(b: u32, y: u32, x: u32, dy: i32, dx: i32) -> i32 {
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * 64u;
     let cells = grid.batch * grid.height * grid.width;
-    if (i >= cells * grid.channels) {
-        return;
-    }
-    let c = i % grid.channels;
-    let cell = i / grid.channels;
-    let x = cell % grid.width;
-    let y = (cell / grid.width) % grid.height;
-    let b = cell / (grid.width * grid.height);
-    var total = dstate[i];
-    for (var n = 0u; n < 9u; n++) {
-        let viewer = source(b, y, x, 1 - i32(n / 3u), 1 - i32(n % 3u));
-        if (viewer >= 0) {
-            total += dnb[(u32(viewer) * grid.channels + c) * 9u + n];
+    for (var i = gid.x; i < cells * grid.channels; i += nwg.x * 64u) {
+        let c = i % grid.channels;
+        let cell = i / grid.channels;
+        let x = cell % grid.width;
+        let y = (cell / grid.width) % grid.height;
+        let b = cell / (grid.width * grid.height);
+        var total = dstate[i];
+        for (var n = 0u; n < 9u; n++) {
+            let viewer = source(b, y, x, 1 - i32(n / 3u), 1 - i32(n % 3u));
+            if (viewer >= 0) {
+                total += dnb[(u32(viewer) * grid.channels + c) * 9u + n];
+            }
         }
+        dstate[i] = total;
     }
-    dstate[i] = total;
 }

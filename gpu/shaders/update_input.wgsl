@@ -4,7 +4,7 @@
 //   uin[cell, C + (c*S + s)*K + k] = percep[cell, c, k, s]
 // percep is the last perception layer's output [cells*C, K, S].
 //
-// Entry point: main; workgroup size 64; one invocation per element of uin.
+// Entry point: main; workgroup size 64; a grid-stride loop over the elements of uin.
 // Bindings (group 0):
 //   0 uniform ConcatParams (Go: concatParams)
 //   1 storage read  state:  array<f32>, [cells][C]
@@ -25,21 +25,19 @@ struct ConcatParams {
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * 64u;
     let ks = p.kernels * p.bits;
     let width = p.channels * (1u + ks);
-    if (i >= p.cells * width) {
-        return;
+    for (var i = gid.x; i < p.cells * width; i += nwg.x * 64u) {
+        let cell = i / width;
+        let col = i % width;
+        if (col < p.channels) {
+            uin[i] = state[cell * p.channels + col];
+            continue;
+        }
+        let q = col - p.channels; // (c*S + s)*K + k
+        let k = q % p.kernels;
+        let s = (q / p.kernels) % p.bits;
+        let c = q / ks;
+        uin[i] = percep[((cell * p.channels + c) * p.kernels + k) * p.bits + s];
     }
-    let cell = i / width;
-    let col = i % width;
-    if (col < p.channels) {
-        uin[i] = state[cell * p.channels + col];
-        return;
-    }
-    let q = col - p.channels; // (c*S + s)*K + k
-    let k = q % p.kernels;
-    let s = (q / p.kernels) % p.bits;
-    let c = q / ks;
-    uin[i] = percep[((cell * p.channels + c) * p.kernels + k) * p.bits + s];
 }

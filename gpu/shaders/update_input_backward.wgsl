@@ -2,7 +2,7 @@
 // of duin is added to dstate, the perception part is written to dpercep in
 // percep's layout. Every output element has exactly one writer.
 //
-// Entry point: main; workgroup size 64; one invocation per element of duin.
+// Entry point: main; workgroup size 64; a grid-stride loop over the elements of duin.
 // Bindings (group 0):
 //   0 uniform ConcatParams (Go: concatParams)
 //   1 storage read  duin:    array<f32>, [cells][C*(1 + K*S)]
@@ -23,21 +23,19 @@ struct ConcatParams {
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * 64u;
     let ks = p.kernels * p.bits;
     let width = p.channels * (1u + ks);
-    if (i >= p.cells * width) {
-        return;
+    for (var i = gid.x; i < p.cells * width; i += nwg.x * 64u) {
+        let cell = i / width;
+        let col = i % width;
+        if (col < p.channels) {
+            dstate[cell * p.channels + col] += duin[i];
+            continue;
+        }
+        let q = col - p.channels;
+        let k = q % p.kernels;
+        let s = (q / p.kernels) % p.bits;
+        let c = q / ks;
+        dpercep[((cell * p.channels + c) * p.kernels + k) * p.bits + s] = duin[i];
     }
-    let cell = i / width;
-    let col = i % width;
-    if (col < p.channels) {
-        dstate[cell * p.channels + col] += duin[i];
-        return;
-    }
-    let q = col - p.channels;
-    let k = q % p.kernels;
-    let s = (q / p.kernels) % p.bits;
-    let c = q / ks;
-    dpercep[((cell * p.channels + c) * p.kernels + k) * p.bits + s] = duin[i];
 }
