@@ -212,18 +212,36 @@ func (m *Model) rollout(state *autograd.Tensor, steps int, opt RolloutOptions, f
 	if coeffs == nil {
 		coeffs = m.coefficients()
 	}
+	// NOTE: when nothing is recorded no step's activations outlive it, so
+	// every step can share one set of buffers (slot 0 of a workspace).
+	ws, slot := opt.Workspace, func(t int) int { return t }
+	if !autograd.Recording() || !state.RequiresGrad() && !anyRequiresGrad(coeffs) {
+		if ws == nil {
+			ws = new(Workspace)
+		}
+		slot = func(int) int { return 0 }
+	}
 	for t := range steps {
 		fire := fire(g.cells())
 		if m.DType() == autograd.Float64 {
-			state = applyStep[float64](p, opt.Workspace, t, fire, state, coeffs)
+			state = applyStep[float64](p, ws, slot(t), fire, state, coeffs)
 		} else {
-			state = applyStep[float32](p, opt.Workspace, t, fire, state, coeffs)
+			state = applyStep[float32](p, ws, slot(t), fire, state, coeffs)
 		}
 		if opt.After != nil {
 			state = opt.After(t+1, state)
 		}
 	}
 	return state
+}
+
+func anyRequiresGrad(ts []*autograd.Tensor) bool {
+	for _, t := range ts {
+		if t.RequiresGrad() {
+			return true
+		}
+	}
+	return false
 }
 
 func applyStep[F gates.Float](p *plan, ws *Workspace, t int, fire []bool, state *autograd.Tensor, coeffs []*autograd.Tensor) *autograd.Tensor {

@@ -135,3 +135,17 @@ func TestStep(t *testing.T) {
 	}()
 	m.Step(s, make([]bool, 3))
 }
+
+// A rollout that records nothing shares one set of buffers between its
+// steps; it must still compute what a recorded rollout computes.
+func TestRolloutWithoutRecordingMatches(t *testing.T) {
+	m := tinyModel(t, tinyConfig(Periodic), 4)
+	s := randomState(autograd.Float64, 2, 2, 4, 4, 2)
+	recorded := m.Rollout(s, 5, RolloutOptions{Async: true, Seed: 3})
+	if !recorded.RequiresGrad() {
+		t.Fatal("the reference rollout was not recorded")
+	}
+	var plain *autograd.Tensor
+	autograd.NoGrad(func() { plain = m.Rollout(s, 5, RolloutOptions{Async: true, Seed: 3}) })
+	assertClose(t, "final state", plain, recorded, 0)
+}
