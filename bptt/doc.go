@@ -29,6 +29,16 @@
 // sums in a fixed order. The same seeds give the same model bit for bit
 // whatever GOMAXPROCS is.
 //
+// # Long runs
+//
+// Checkpoint and Checkpointer save a run between iterations (model,
+// optimiser state, random source, metrics) and resume it bit for bit;
+// LongRun bundles the command-line flags for that. Train stops with a
+// *NonFiniteError before a NaN or an infinity reaches the model.
+// Setup.Recompute turns on gradient checkpointing over time (keep a state
+// every k steps, recompute a segment's activations in the backward pass),
+// and EstimateMemory says what a setup needs.
+//
 // # Errors
 //
 // Setup.Validate and Train return errors for bad settings (they come from
