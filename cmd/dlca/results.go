@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -125,6 +126,6 @@ func writeRows(w io.Writer, runs []runRecord, which []int) {
 		}
 		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %.3f | %.0f | %d | %.0f s | %s | %s |\n",
 			r.Experiment, r.Seed, r.WiringSeed, r.Iterations, first, r.Final.SoftLoss, r.Final.HardLoss,
-			r.Final.ActiveGates, r.WallSeconds, r.Device, strings.Join(checks, "; "))
+			r.Final.ActiveGates, r.WallSeconds, r.Device+", "+cmp.Or(r.Machine, "machine not recorded"), strings.Join(checks, "; "))
 	}
 }

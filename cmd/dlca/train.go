@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/dlca/dlca/autograd"
@@ -25,6 +27,7 @@ type runRecord struct {
 	WiringSeed  uint64                    `json:"wiring_seed"`
 	Iterations  int                       `json:"iterations"`
 	Device      string                    `json:"device"`
+	Machine     string                    `json:"machine,omitempty"` // where it ran (machineDescription)
 	WallSeconds float64                   `json:"wall_seconds"`
 	FirstHard0  int                       `json:"first_hard_zero"` // iteration where the hard loss first hit 0 (0 = never)
 	Final       bptt.Metrics              `json:"final"`
@@ -115,7 +118,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return long.Stopped(err, fmt.Sprintf("dlca train -experiment %s -seed %d -out %s", e.Name, *seed, *out))
 	}
 	metrics = long.Metrics(metrics)
-	rec := runRecord{Experiment: e.Name, Seed: *seed, WiringSeed: *wiring, Iterations: e.Iterations, Device: *device,
+	rec := runRecord{Experiment: e.Name, Seed: *seed, WiringSeed: *wiring, Iterations: e.Iterations, Device: *device, Machine: machineDescription(),
 		WallSeconds: time.Since(start).Seconds(), Metrics: metrics}
 	for _, m := range metrics {
 		if m.HardLoss == 0 && rec.FirstHard0 == 0 {
@@ -203,4 +206,20 @@ func writeOutputs(dir string, e *experiments.Experiment, m *dlca.Model, rec *run
 		}
 	}
 	return nil
+}
+
+// machineDescription names the machine a run trained on: the CPU model (from
+// /proc/cpuinfo where there is one), the number of CPUs and the platform.
+func machineDescription() string {
+	desc := fmt.Sprintf("%d CPUs, %s/%s", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return desc
+	}
+	for line := range strings.Lines(string(b)) {
+		if name, ok := strings.CutPrefix(line, "model name"); ok {
+			return strings.TrimSpace(strings.TrimLeft(name, " \t:")) + ", " + desc
+		}
+	}
+	return desc
 }
