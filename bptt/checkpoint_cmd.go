@@ -35,9 +35,21 @@ func (o *LongRun) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.Recompute, "recompute", 0, "gradient checkpointing over time: keep every Kth step's state, recompute the rest in backward (same gradients, less memory; 0: off)")
 }
 
-// Resumed loads the -resume checkpoint, or returns nil without one. Its
-// model is the model to train, for its Iterations unless told otherwise.
+// Resumed checks the flags and loads the -resume checkpoint, or returns nil
+// without one. Its model is the model to train, for its Iterations unless
+// told otherwise.
 func (o *LongRun) Resumed() (*Checkpoint, error) {
+	if o.Recompute < 0 {
+		return nil, fmt.Errorf("-recompute %d: must not be negative (0 turns it off; about the square root of the steps saves the most memory)", o.Recompute)
+	}
+	if o.Every < 0 {
+		return nil, fmt.Errorf("-checkpoint-every %d: must not be negative (0: only at the end and on interrupt)", o.Every)
+	}
+	if o.MaxMemory != "" {
+		if _, err := ParseBytes(o.MaxMemory); err != nil {
+			return nil, fmt.Errorf("-max-memory: %w", err)
+		}
+	}
 	if o.Resume == "" {
 		return nil, nil
 	}
@@ -47,12 +59,6 @@ func (o *LongRun) Resumed() (*Checkpoint, error) {
 // Prepare sets setup's recomputation and refuses, with a suggestion, a run
 // whose estimated memory exceeds -max-memory or the available memory.
 func (o *LongRun) Prepare(setup *Setup, height, width int) error {
-	if o.Recompute < 0 {
-		return fmt.Errorf("-recompute %d: must not be negative (0 turns it off; %d suits %d steps)", o.Recompute, SuggestRecompute(setup.Steps), setup.Steps)
-	}
-	if o.Every < 0 {
-		return fmt.Errorf("-checkpoint-every %d: must not be negative (0: only at the end and on interrupt)", o.Every)
-	}
 	setup.Recompute = o.Recompute
 	limit, source := int64(0), "-max-memory"
 	if o.MaxMemory != "" {

@@ -1,0 +1,266 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dlca/dlca/bptt"
+)
+
+// TestMain lets the tests run this test binary as the dlca command: with
+// DLCA_RUN_AS_COMMAND set to the arguments (separated by \x1f) it is the
+// command, signal handling and exit status included.
+func TestMain(m *testing.M) {
+	if args, ok := os.LookupEnv("DLCA_RUN_AS_COMMAND"); ok {
+		os.Args = append([]string{"dlca"}, strings.Split(args, "\x1f")...)
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// asCommand returns the dlca command line args as a subprocess.
+func asCommand(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "DLCA_RUN_AS_COMMAND="+strings.Join(args, "\x1f"))
+	return cmd
+}
+
+// snapshot maps every file under dir to a digest of its content, mode and
+// modification time (directories: to their mode; creating and removing a
+// temporary file to test that a directory is writable changes its time).
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if !info.Mode().IsRegular() {
+			files[path] = info.Mode().String()
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		files[path] = string(sum[:]) + info.Mode().String() + info.ModTime().String()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// writeFile writes a file for a test case and returns its path.
+func writeFile(t *testing.T, dir, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestBadInput runs the command on malformed model files, impossible
+// configs, bad checkpoints and flags, and unwritable output directories.
+// Each must exit non-zero with an error that says what is wrong, and leave
+// every existing file as it was.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	model, err := os.ReadFile(filepath.Join("..", "..", "dlca", "testdata", "model-tiny.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(name, from, to string) string {
+		if !bytes.Contains(model, []byte(from)) {
+			t.Fatalf("model-tiny.json has no %q", from)
+		}
+		return writeFile(t, dir, name, bytes.Replace(model, []byte(from), []byte(to), 1))
+	}
+	cfgEdit := func(name, from, to string) string { return edit(name, `"config": {`+from, `"config": {`+to) }
+	good := writeFile(t, dir, "good.json", model)
+	// An output directory of an earlier run, which no failure may touch.
+	out := filepath.Join(dir, "out")
+	code, _, errs := runCmd("train", "-experiment", "checkerboard-small", "-iterations", "2", "-out", out)
+	if code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errs)
+	}
+	ckpt := filepath.Join(out, "checkpoint.json")
+	notDir := writeFile(t, dir, "a-file", []byte("x"))
+
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		// Model files.
+		{"empty model", []string{"eval", "-model", writeFile(t, dir, "empty.json", nil)}, "empty model file"},
+		{"truncated model", []string{"eval", "-model", writeFile(t, dir, "trunc.json", model[:len(model)/2])}, "truncated"},
+		{"malformed model", []string{"eval", "-model", writeFile(t, dir, "bad.json", []byte(`{"format": dlca}`))}, "not valid JSON"},
+		{"binary file", []string{"eval", "-model", writeFile(t, dir, "bin.json", []byte{0x89, 'P', 'N', 'G', 0, 1})}, "not valid JSON"},
+		{"not a model", []string{"eval", "-model", edit("fmt.json", `"dlca-model"`, `"dlca-circuit"`)}, "not a model file"},
+		{"newer version", []string{"eval", "-model", edit("v2.json", `"version": 1`, `"version": 2`)}, "newer than this program"},
+		{"version 0", []string{"eval", "-model", edit("v0.json", `"version": 1`, `"version": 0`)}, "version 0 is invalid"},
+		{"unknown field", []string{"eval", "-model", edit("field.json", `"version": 1`, `"version": 1, "colour": "red"`)}, "unknown field"},
+		{"missing model", []string{"eval", "-model", filepath.Join(dir, "none.json")}, "cannot open model file"},
+		{"wrong layer shape", []string{"eval", "-model", edit("shape.json", `"in": 9`, `"in": 10`)}, "the config needs 9/8/2"},
+		{"wiring out of range", []string{"eval", "-model", edit("wire.json", `"a": [`, `"a": [99,`)}, "wiring has 9 a"},
+		{"too few logits", []string{"eval", "-model", edit("logits.json", `"logits": [`, `"logits": [0],"x":[`)}, "unknown field"},
+		{"model for other channels", []string{"eval", "-experiment", "checkerboard-small", "-model", good}, "has 2 channels but experiment"},
+		// Configs inside model files.
+		{"zero channels", []string{"eval", "-model", edit("c0.json", `"channels": 2`, `"channels": 0`)}, "channels is 0"},
+		{"inconsistent layer sizes", []string{"eval", "-model", edit("kl.json", "\"kernel_layers\": [\n   9,\n   8,", "\"kernel_layers\": [\n   9,\n   7,")}, "kernel_layers [9 7 4 2]: must start with 9"},
+		{"layers too narrow for unique wiring", []string{"eval", "-model", edit("kl2.json", "\"kernel_layers\": [\n   9,\n   8,\n   4,", "\"kernel_layers\": [\n   9,\n   8,\n   3,")}, "kernel_layers[2] has 3 gates for 8 inputs"},
+		{"update last layer not channels", []string{"eval", "-model", edit("last.json", "4,\n   2\n  ],\n  \"seed\"", "4,\n   3\n  ],\n  \"seed\"")}, "exactly channels = 2"},
+		{"impossible unique wiring", []string{"eval", "-model", edit("uniq.json", "\"update_layers\": [\n   8,", "\"update_layers\": [\n   2,")}, "unique wiring needs 2*gates >= inputs"},
+		{"fire rate 0", []string{"eval", "-model", edit("fr0.json", `"fire_rate": 0.6`, `"fire_rate": 0`)}, "fire_rate is 0: must be in (0, 1]"},
+		{"fire rate above 1", []string{"eval", "-model", edit("fr2.json", `"fire_rate": 0.6`, `"fire_rate": 1.5`)}, "fire_rate is 1.5"},
+		{"negative grid", []string{"eval", "-model", cfgEdit("h.json", "\n  \"height\": 4", "\n  \"height\": -4")}, "grid is -4x4"},
+		{"unknown boundary", []string{"eval", "-model", edit("bnd.json", `"periodic"`, `"toroidal"`)}, "unknown boundary"},
+		// Flags.
+		{"negative steps", []string{"eval", "-model", good, "-steps", "-1"}, "-steps -1"},
+		{"zero size", []string{"eval", "-model", good, "-size", "0"}, "-size 0"},
+		{"unknown experiment", []string{"train", "-experiment", "checkerbored", "-out", out}, `unknown experiment "checkerbored"`},
+		{"unknown experiment to check", []string{"check", "-experiment", "lizzard", "-model", good}, "unknown experiment"},
+		{"negative iterations", []string{"train", "-iterations", "-5", "-out", out}, "-iterations -5"},
+		{"negative recompute", []string{"train", "-experiment", "checkerboard-small", "-recompute", "-2", "-out", out}, "-recompute -2"},
+		{"negative checkpoint interval", []string{"train", "-experiment", "checkerboard-small", "-checkpoint-every", "-1", "-out", out}, "-checkpoint-every -1"},
+		{"bad memory size", []string{"train", "-experiment", "checkerboard-small", "-max-memory", "lots", "-out", out}, "memory size \"lots\""},
+		{"over the memory limit", []string{"train", "-experiment", "checkerboard", "-max-memory", "64MiB", "-out", out}, "-max-memory is 64.0 MiB: train with gradient checkpointing (-recompute 4"},
+		{"over the limit even recomputed", []string{"train", "-experiment", "checkerboard", "-recompute", "4", "-max-memory", "1MiB", "-out", out}, "use a smaller batch or grid"},
+		// Checkpoints.
+		{"resume missing", []string{"train", "-experiment", "checkerboard-small", "-resume", filepath.Join(dir, "none.ckpt"), "-out", out}, "cannot open checkpoint"},
+		{"resume a model file", []string{"train", "-experiment", "checkerboard-small", "-resume", good, "-out", out}, "not a checkpoint"},
+		{"resume truncated", []string{"train", "-experiment", "checkerboard-small", "-resume", truncatedCopy(t, ckpt, dir), "-out", out}, "truncated"},
+		{"resume as another experiment", []string{"train", "-experiment", "checkerboard", "-resume", ckpt, "-out", out}, `the checkpoint is of "checkerboard-small", not "checkerboard"`},
+		{"resume with another seed", []string{"train", "-experiment", "checkerboard-small", "-seed", "5", "-resume", ckpt, "-out", out}, "seed 23, not 5"},
+		// Output directories.
+		{"output is a file", []string{"train", "-experiment", "checkerboard-small", "-out", notDir}, "cannot create the output directory"},
+		{"output under a file", []string{"train", "-experiment", "checkerboard-small", "-out", filepath.Join(notDir, "sub")}, "not a directory"},
+		{"output in /proc", []string{"train", "-experiment", "checkerboard-small", "-out", "/proc/dlca-out"}, "cannot create the output directory"},
+		{"checkpoint in an unwritable place", []string{"train", "-experiment", "checkerboard-small", "-checkpoint", "/proc/self/dlca.ckpt", "-out", filepath.Join(dir, "fresh")}, "cannot write into /proc/self"},
+	}
+	if os.Getuid() != 0 { // root writes anywhere
+		ro := filepath.Join(dir, "read-only")
+		if err := os.Mkdir(ro, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, struct {
+			name string
+			args []string
+			want string
+		}{"read-only output", []string{"train", "-experiment", "checkerboard-small", "-out", ro}, "cannot write into"})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := snapshot(t, dir)
+			code, _, errs := runCmd(tc.args...)
+			if code == 0 || !strings.Contains(errs, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want a failure saying %q", code, errs, tc.want)
+			}
+			if strings.Contains(errs, "goroutine ") || strings.Contains(errs, "panic") {
+				t.Fatalf("a panic trace: %s", errs)
+			}
+			after := snapshot(t, dir)
+			delete(after, filepath.Join(dir, "fresh")) // an empty new directory is all a failure may leave
+			for p, h := range before {
+				if after[p] != h {
+					t.Errorf("%s changed", p)
+				}
+			}
+			for p := range after {
+				if _, ok := before[p]; !ok {
+					t.Errorf("%s appeared", p)
+				}
+			}
+		})
+	}
+	t.Logf("%d bad inputs tried", len(cases))
+}
+
+func truncatedCopy(t *testing.T, path, dir string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, dir, "trunc.ckpt", b[:len(b)/3])
+}
+
+// TestSignalSavesCheckpoint runs training as a subprocess and sends it
+// SIGINT or SIGTERM after its first checkpoint: it must exit with status 1,
+// no panic, saying where the checkpoint is; resuming from it must give the
+// model of an uninterrupted run, byte for byte.
+func TestSignalSavesCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	const iterations = "12"
+	whole := filepath.Join(dir, "whole")
+	if code, _, errs := runCmd("train", "-experiment", "checkerboard-small", "-iterations", iterations, "-quiet", "-out", whole); code != 0 {
+		t.Fatalf("uninterrupted run: exit %d: %s", code, errs)
+	}
+	want, err := os.ReadFile(filepath.Join(whole, "model.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			out := filepath.Join(dir, sig.String())
+			ckpt := filepath.Join(out, "checkpoint.json")
+			cmd := asCommand("train", "-experiment", "checkerboard-small", "-iterations", iterations, "-checkpoint-every", "1", "-out", out)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+				if _, err := os.Stat(ckpt); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("no checkpoint after 30 s: %s", stderr.String())
+				}
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			err := cmd.Wait()
+			ck, lerr := bptt.LoadCheckpoint(ckpt)
+			if lerr != nil {
+				t.Fatal(lerr)
+			}
+			msg := stderr.String()
+			switch {
+			case strings.Contains(msg, "panic") || strings.Contains(msg, "goroutine "):
+				t.Fatalf("panic trace: %s", msg)
+			case err == nil:
+				// The run finished before the signal arrived: nothing to test.
+				t.Logf("the run finished first (checkpoint at %d)", ck.Iteration)
+			case cmd.ProcessState.ExitCode() != 1 || !strings.Contains(msg, "interrupted after iteration") || !strings.Contains(msg, "-resume "+ckpt):
+				t.Fatalf("exit %v, stderr %q", err, msg)
+			}
+			t.Logf("%v after iteration %d", sig, ck.Iteration)
+			code, _, errs := runCmd("train", "-experiment", "checkerboard-small", "-resume", ckpt, "-quiet", "-out", out)
+			if code != 0 {
+				t.Fatalf("resume: exit %d: %s", code, errs)
+			}
+			got, err := os.ReadFile(filepath.Join(out, "model.json"))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("the resumed model differs from the uninterrupted one (%v)", err)
+			}
+		})
+	}
+}
