@@ -64,6 +64,9 @@ func NewEngine(setup bptt.Setup, opts Options) (*Engine, error) {
 		if e.d.IsSoftware() {
 			fmt.Fprintln(opts.Log, "gpu: this is a software (CPU) adapter: results are correct but slow; its timings say nothing about a GPU")
 		}
+		if setup.Recompute > 0 {
+			fmt.Fprintln(opts.Log, "gpu: recomputation is a CPU-engine option; the GPU engine keeps every step's activations (same gradients)")
+		}
 	}
 	cfg := e.m.Config
 	if err := e.shape(cfg.Height, cfg.Width); err != nil {
