@@ -21,6 +21,15 @@
 // add to one place are gathered through reverse indices instead, and
 // reductions run in a fixed order, so results are deterministic.
 //
+// # Programs
+//
+// A Program is a recorded list of dispatches (bind groups and uniforms built
+// once) that runs as one command submission; a Read waits for it. Every
+// kernel is a grid-stride loop of 64-wide workgroups, so a dispatch uses no
+// more workgroups than the device keeps busy. The Engine records two
+// programs per grid shape, forward and backward, and per iteration uploads
+// the batch, runs both and reads back the loss alone.
+//
 // # Layouts
 //
 // All data is float32, row-major, as in the gates package: a gate layer reads
