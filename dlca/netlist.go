@@ -35,6 +35,10 @@ func (m *Model) Netlist() *Netlist {
 	c, k := cfg.Channels, cfg.Kernels
 	b := &netBuilder{nl: &Netlist{NumInputs: NeighbourhoodSize * c}}
 
+	var ops [][]gates.Op // per perception layer, [kernel][gate]
+	for _, l := range m.Perception {
+		ops = append(ops, l.HardOps())
+	}
 	// perc[(ch*K + kk)*S + s]: the value of kernel kk's bit s on channel ch.
 	var perc []int32
 	for ch := range c {
@@ -44,8 +48,8 @@ func (m *Model) Netlist() *Netlist {
 			for n := range x {
 				x[n] = int32(n*c + ch)
 			}
-			for _, l := range m.Perception {
-				x = b.layer(l.HardOps()[kk*l.Out:(kk+1)*l.Out], l.Wiring, x)
+			for i, l := range m.Perception {
+				x = b.layer(ops[i][kk*l.Out:(kk+1)*l.Out], l.Wiring, x)
 			}
 			perc = append(perc, x...)
 		}
