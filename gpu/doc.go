@@ -14,10 +14,11 @@
 //
 // # Kernels and their CPU twins
 //
-// Every kernel has a CPU twin of the same name (see Kernels): the GPU method
-// records a dispatch; the CPU method computes the same thing with the gates
-// and dlca packages' own CPU code where it exists. Tests run one body against
-// both. Kernels never use float atomics: gradients that several threads would
+// Every kernel (shaders/gate_forward.wgsl, say) has a Program method that
+// records its dispatch (Program.GateForward) and a method of the same name
+// in Kernels, on host slices, implemented twice: by GPU, which runs it as a
+// one-shot program, and by its CPU twin CPU, which uses the gates, dlca and
+// optim packages' own code where it exists. Tests run one body against both. Kernels never use float atomics: gradients that several threads would
 // add to one place are gathered through reverse indices instead, and
 // reductions run in a fixed order, so results are deterministic.
 //
