@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/dlca/dlca/bptt"
 )
 
 // TestResultsPaperRows: every paper experiment gets the paper's row, and a
@@ -54,5 +57,15 @@ func TestCopyPictures(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(img, "x-big.gif")); err == nil {
 		t.Fatal("a picture over the limit was copied")
+	}
+}
+
+func TestTrainingSeconds(t *testing.T) {
+	its := []bptt.Metrics{{Time: 2 * time.Second}, {Time: 3 * time.Second}}
+	if got := trainingSeconds(runRecord{WallSeconds: 1, Metrics: its}); got != 5 {
+		t.Fatalf("resumed run: %v s, want the 5 s its iterations took", got)
+	}
+	if got := trainingSeconds(runRecord{WallSeconds: 7, Metrics: its}); got != 7 {
+		t.Fatalf("whole run: %v s, want its wall time 7 s", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/dlca/dlca/dlca"
 )
@@ -126,6 +127,17 @@ func writeRows(w io.Writer, runs []runRecord, which []int) {
 		}
 		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %.3f | %.0f | %d | %.0f s | %s | %s |\n",
 			r.Experiment, r.Seed, r.WiringSeed, r.Iterations, first, r.Final.SoftLoss, r.Final.HardLoss,
-			r.Final.ActiveGates, r.WallSeconds, r.Device+", "+cmp.Or(r.Machine, "machine not recorded"), strings.Join(checks, "; "))
+			r.Final.ActiveGates, trainingSeconds(r), r.Device+", "+cmp.Or(r.Machine, "machine not recorded"), strings.Join(checks, "; "))
 	}
+}
+
+// trainingSeconds is a run's training time: its wall time, or the sum of its
+// iterations' times when that is larger (a run resumed from a checkpoint
+// records the wall time of its last part only).
+func trainingSeconds(r runRecord) float64 {
+	var sum time.Duration
+	for _, m := range r.Metrics {
+		sum += m.Time
+	}
+	return max(r.WallSeconds, sum.Seconds())
 }
