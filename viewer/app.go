@@ -32,6 +32,9 @@ type Options struct {
 	// RolloutSteps is, during live training, how many steps a model's
 	// rollout runs before the App switches to a newer model; 0 means 20.
 	RolloutSteps int
+	// History holds, for a live run resumed from a checkpoint, the losses
+	// of the iterations done before, so the loss curve starts at iteration 1.
+	History []Losses
 	// ScreenshotDir is where the screenshot key writes dlca-view-NNN.png;
 	// "" means the working directory.
 	ScreenshotDir string

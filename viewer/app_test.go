@@ -40,12 +40,12 @@ func update(t *testing.T, a *viewer.App, ticks ...viewer.Tick) {
 
 func TestLayoutLargestWholeScale(t *testing.T) {
 	a, _ := newApp(t, viewer.Options{})
-	// Space left of the 248 px panel, minus 8 px margins: 376 x 384 pixels.
-	// 10 columns: 37 px; 12 rows: 32 px; the smaller wins.
+	// Space left of the 288 px panel, minus 8 px margins: 336 x 384 pixels.
+	// 10 columns: 33 px; 12 rows: 32 px; the smaller wins.
 	if got := a.View().Scale; got != 32 {
 		t.Fatalf("scale %d, want 32", got)
 	}
-	want := image.Rect(0, 0, 320, 384).Add(image.Pt(8+(376-320)/2, 8))
+	want := image.Rect(0, 0, 320, 384).Add(image.Pt(8+(336-320)/2, 8))
 	if got := a.GridRect(); got != want {
 		t.Errorf("grid at %v, want %v", got, want)
 	}

@@ -122,13 +122,15 @@ type Training struct {
 	Run    bptt.Run
 	// Sim builds the simulator of a model snapshot (the App resets it).
 	Sim func(m *dlca.Model) Simulator
-	// Save keeps the model when training ends, finished or cancelled (a
-	// closed window); it should write atomically (dlca.Model.Save does).
-	Save func(m *dlca.Model) error
+	// Finish, if not nil, is called when bptt.Train returns, with the model
+	// trained so far and Train's error (context.Canceled when the viewer
+	// quit); what it returns is the run's outcome. It is where the model
+	// and the checkpoint are saved, so that closing the window loses no
+	// finished iteration. Without it a cancelled run ends without error.
+	Finish func(m *dlca.Model, err error) error
 }
 
-// Train implements Trainer. Cancelling ctx is a normal end: the model
-// trained so far is saved and Train returns nil.
+// Train implements Trainer.
 func (t *Training) Train(ctx context.Context, observe func(Progress)) error {
 	run := t.Run
 	run.Observers = append(run.Observers[:len(run.Observers):len(run.Observers)], func(e bptt.Event) {
@@ -140,16 +142,14 @@ func (t *Training) Train(ctx context.Context, observe func(Progress)) error {
 		})
 	})
 	_, m, err := bptt.Train(ctx, t.Engine, t.Setup, run)
-	if errors.Is(err, context.Canceled) {
+	switch {
+	case t.Finish != nil:
+		err = t.Finish(m, err)
+	case errors.Is(err, context.Canceled):
 		err = nil
 	}
 	if cerr := t.Engine.Close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("viewer: closing the training engine: %w", cerr))
-	}
-	if m != nil && t.Save != nil {
-		if serr := t.Save(m); serr != nil {
-			return errors.Join(err, fmt.Errorf("viewer: saving the trained model: %w", serr))
-		}
 	}
 	return err
 }

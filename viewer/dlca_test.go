@@ -2,6 +2,7 @@ package viewer_test
 
 import (
 	"context"
+	"errors"
 	"image"
 	"math/rand/v2"
 	"testing"
@@ -121,8 +122,14 @@ func TestTrainingShowsProgressAndSavesOnQuit(t *testing.T) {
 		Run: bptt.Run{Iterations: 1_000_000, Seed: 1, Source: func(rng *rand.Rand) *bptt.Batch {
 			return &bptt.Batch{Height: 6, Width: 6, Init: viewer.RandomInit(rng, 6, 6, 2), Target: make([]float32, 36)}
 		}},
-		Sim:  func(m *dlca.Model) viewer.Simulator { return viewer.NewModelSim(m, 6, 6, nil, 1) },
-		Save: func(m *dlca.Model) error { saved <- m; return nil },
+		Sim: func(m *dlca.Model) viewer.Simulator { return viewer.NewModelSim(m, 6, 6, nil, 1) },
+		Finish: func(m *dlca.Model, err error) error {
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("Finish got %v, want context.Canceled", err)
+			}
+			saved <- m
+			return nil
+		},
 	}
 	a := viewer.NewLive(context.Background(), tr, viewer.Options{RolloutSteps: 3, Speed: 60})
 	a.Layout(640, 400)

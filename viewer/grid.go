@@ -5,7 +5,7 @@ import "image"
 // Layout constants, in pixels.
 const (
 	margin     = 8
-	panelWidth = 248 // the side panel, shown when the screen is wide enough
+	panelWidth = 288 // the side panel, shown when the screen is wide enough
 	minPanelAt = 2 * panelWidth
 )
 

@@ -39,6 +39,7 @@ type liveRun struct {
 
 	mu      sync.Mutex
 	version int
+	first   Progress // the first iteration reported
 	latest  Progress
 	soft    []float64
 	hard    []float64
@@ -49,16 +50,36 @@ type liveRun struct {
 // liveStats is the App's copy of the run's figures.
 type liveStats struct {
 	version    int
+	first      Progress // the first iteration reported: the origin of the rate
 	latest     Progress
 	soft, hard []float64
 	err        error
 	ended      bool
 }
 
-// startLive runs tr in a new goroutine.
-func startLive(ctx context.Context, tr Trainer) *liveRun {
+// rate returns the iterations per second since the first iteration reported
+// (which leaves out the set-up time and, after a resume, earlier runs), or 0
+// before there are two.
+func (s *liveStats) rate() float64 {
+	dt := (s.latest.Elapsed - s.first.Elapsed).Seconds()
+	if dt <= 0 {
+		return 0
+	}
+	return float64(s.latest.Iter-s.first.Iter) / dt
+}
+
+// Losses are one iteration's soft and hard loss.
+type Losses struct{ Soft, Hard float64 }
+
+// startLive runs tr in a new goroutine; history holds the losses of
+// iterations done before (a resumed run).
+func startLive(ctx context.Context, tr Trainer, history []Losses) *liveRun {
 	ctx, cancel := context.WithCancel(ctx)
 	l := &liveRun{cancel: cancel, done: make(chan struct{})}
+	for _, h := range history {
+		l.soft = append(l.soft, h.Soft)
+		l.hard = append(l.hard, h.Hard)
+	}
 	l.wantSim.Store(true)
 	go func() {
 		err := tr.Train(ctx, l.observe)
@@ -81,6 +102,9 @@ func (l *liveRun) observe(p Progress) {
 	p.Snapshot = nil
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.latest.Iter == 0 {
+		l.first = p
+	}
 	l.latest = p
 	l.soft = append(l.soft, p.SoftLoss)
 	l.hard = append(l.hard, p.HardLoss)
@@ -100,6 +124,7 @@ func (l *liveRun) take(s *liveStats) (Simulator, bool) {
 	}
 	s.version = l.version
 	s.latest = l.latest
+	s.first = l.first
 	s.soft = append(s.soft, l.soft[len(s.soft):]...)
 	s.hard = append(s.hard, l.hard[len(s.hard):]...)
 	s.err = l.err
@@ -128,7 +153,7 @@ func (l *liveRun) wait() { <-l.done }
 // Cancelling ctx stops training as Quit does.
 func NewLive(ctx context.Context, tr Trainer, opt Options) *App {
 	a := newApp(opt)
-	a.live = startLive(ctx, tr)
+	a.live = startLive(ctx, tr, opt.History)
 	return a
 }
 
@@ -158,6 +183,10 @@ func (a *App) Training() (p Progress, err error, ok bool) {
 	return a.stats.latest, a.stats.err, a.live != nil
 }
 
+// Settled reports whether nothing outside the App changes the picture any
+// more: always when replaying, once training has ended when live.
+func (a *App) Settled() bool { return a.live == nil || a.stats.ended }
+
 // Wait blocks until a live run has stopped; call it after the window is
 // gone, so that a checkpoint is complete before the program exits.
 func (a *App) Wait() {
@@ -166,3 +195,10 @@ func (a *App) Wait() {
 		a.live.wait()
 	}
 }
+
+// IterationsPerSecond returns the training rate shown in the panel.
+func (a *App) IterationsPerSecond() float64 { return a.stats.rate() }
+
+// LossHistory returns the soft and hard loss of every iteration so far,
+// those of a resumed run's History first.
+func (a *App) LossHistory() (soft, hard []float64) { return a.stats.soft, a.stats.hard }

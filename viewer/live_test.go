@@ -2,6 +2,8 @@ package viewer_test
 
 import (
 	"context"
+	"math"
+	"reflect"
 	"testing"
 	"time"
 
@@ -82,5 +84,34 @@ func TestLiveSwitchesToNewerModelAfterRollout(t *testing.T) {
 	}
 	if resets < 3 {
 		t.Errorf("%d model switches in 5 s", resets)
+	}
+}
+
+// scripted reports iterations whose time is known: iteration i ends at
+// 3 s + i*100 ms (3 s of set-up), so the rate is exactly 10 per second.
+type scripted struct{ iters int }
+
+func (s scripted) Train(ctx context.Context, observe func(viewer.Progress)) error {
+	for i := 1; i <= s.iters; i++ {
+		observe(viewer.Progress{Iter: 40 + i, Iters: 100, SoftLoss: float64(i), HardLoss: float64(2 * i),
+			Elapsed: 3*time.Second + time.Duration(i)*100*time.Millisecond})
+	}
+	return nil
+}
+
+func TestLiveRateAndResumedHistory(t *testing.T) {
+	history := []viewer.Losses{{Soft: 0.5, Hard: 7}}
+	a := viewer.NewLive(context.Background(), scripted{iters: 5}, viewer.Options{History: history})
+	a.Wait()
+	a.Update(viewer.Tick{})
+	if got := a.IterationsPerSecond(); math.Abs(got-10) > 1e-9 {
+		t.Errorf("rate %v, want 10 iterations/s", got)
+	}
+	soft, hard := a.LossHistory()
+	if want := []float64{0.5, 1, 2, 3, 4, 5}; !reflect.DeepEqual(soft, want) {
+		t.Errorf("soft losses %v, want %v", soft, want)
+	}
+	if want := []float64{7, 2, 4, 6, 8, 10}; !reflect.DeepEqual(hard, want) {
+		t.Errorf("hard losses %v, want %v", hard, want)
 	}
 }

@@ -29,8 +29,8 @@ func drawLossPlot(dst *image.RGBA, r image.Rectangle, soft, hard []float64) {
 		return
 	}
 	lo := hi / 1000
-	drawText(dst, image.Pt(r.Max.X-7*len(fmtLoss(hi))-4, r.Min.Y+2), dimColour, fmtLoss(hi))
-	drawText(dst, image.Pt(r.Max.X-7*len(fmtLoss(lo))-4, r.Max.Y-lineHeight-1), dimColour, fmtLoss(lo))
+	drawText(dst, image.Pt(r.Max.X-charWidth*len(fmtLoss(hi))-4, r.Min.Y+2), dimColour, fmtLoss(hi))
+	drawText(dst, image.Pt(r.Max.X-charWidth*len(fmtLoss(lo))-4, r.Max.Y-lineHeight-1), dimColour, fmtLoss(lo))
 	in := r.Inset(3)
 	in.Min.Y += lineHeight
 	for _, s := range []struct {

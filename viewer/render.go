@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
+	"strings"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
@@ -23,8 +24,11 @@ var (
 	overlayColour    = color.RGBA{0, 0, 0, 220} // premultiplied: mostly opaque black
 )
 
-// lineHeight is the text line spacing of basicfont.Face7x13, in pixels.
-const lineHeight = 14
+// The text cell of basicfont.Face7x13 with line spacing, in pixels.
+const (
+	charWidth  = 7
+	lineHeight = 14
+)
 
 // Render returns the current picture and its version, composing it only
 // when something changed since the last call (the version changes then
@@ -65,7 +69,7 @@ func (a *App) compose(dst *image.RGBA) {
 // drawPanel draws the figures and, for a live run, the loss curve.
 func (a *App) drawPanel(dst *image.RGBA, r image.Rectangle) {
 	fill(dst, r, panelColour)
-	t := textBox{dst: dst, at: r.Min.Add(image.Pt(margin, margin))}
+	t := textBox{dst: dst, at: r.Min.Add(image.Pt(margin, margin)), maxChars: (r.Dx() - 2*margin) / charWidth}
 	if a.opt.Title != "" {
 		t.line(textColour, a.opt.Title)
 	}
@@ -94,6 +98,8 @@ func (a *App) drawTraining(t *textBox, r image.Rectangle) {
 	case a.stats.ended && a.stats.err != nil:
 		t.line(hardColour, "training failed:")
 		t.line(hardColour, a.stats.err.Error())
+	case a.stats.ended && p.Iter == p.Iters:
+		t.line(textColour, "training finished")
 	case a.stats.ended:
 		t.line(textColour, "training stopped")
 	default:
@@ -103,11 +109,7 @@ func (a *App) drawTraining(t *textBox, r image.Rectangle) {
 	t.line(softColour, fmt.Sprintf("soft loss %.4g", p.SoftLoss))
 	t.line(hardColour, fmt.Sprintf("hard loss %.4g", p.HardLoss))
 	t.line(textColour, fmt.Sprintf("active gates %d", p.ActiveGates))
-	rate := 0.0
-	if s := p.Elapsed.Seconds(); s > 0 {
-		rate = float64(p.Iter) / s
-	}
-	t.line(textColour, fmt.Sprintf("%.2f iterations/s", rate))
+	t.line(textColour, fmt.Sprintf("%.2f iterations/s", a.stats.rate()))
 	plot := image.Rect(r.Min.X+margin, t.at.Y+4, r.Max.X-margin, t.at.Y+4+plotHeight)
 	if plot.Max.Y < r.Max.Y-2*lineHeight {
 		drawLossPlot(t.dst, plot, a.stats.soft, a.stats.hard)
@@ -129,7 +131,7 @@ func (a *App) drawHelp(dst *image.RGBA) {
 		lines = append(lines, fmt.Sprintf("%-6s %s", b.Label, b.Help))
 	}
 	lines = append(lines, "drag   wipe cells with the mouse")
-	box := image.Rect(0, 0, 7*44+2*margin, len(lines)*lineHeight+2*margin)
+	box := image.Rect(0, 0, charWidth*44+2*margin, len(lines)*lineHeight+2*margin)
 	box = box.Add(image.Pt(margin, margin))
 	draw.Draw(dst, box.Intersect(dst.Rect), image.NewUniform(overlayColour), image.Point{}, draw.Over)
 	t := textBox{dst: dst, at: box.Min.Add(image.Pt(margin, margin))}
@@ -138,15 +140,33 @@ func (a *App) drawHelp(dst *image.RGBA) {
 	}
 }
 
-// textBox writes lines of text downwards from at.
+// textBox writes lines of text downwards from at, wrapping them at
+// maxChars characters (0: no limit).
 type textBox struct {
-	dst *image.RGBA
-	at  image.Point
+	dst      *image.RGBA
+	at       image.Point
+	maxChars int
 }
 
 func (t *textBox) line(c color.RGBA, s string) {
-	drawText(t.dst, t.at, c, s)
-	t.at.Y += lineHeight
+	for _, l := range wrap(s, t.maxChars) {
+		drawText(t.dst, t.at, c, l)
+		t.at.Y += lineHeight
+	}
+}
+
+// wrap splits s into lines of at most n characters, at spaces where it can.
+func wrap(s string, n int) []string {
+	var lines []string
+	for n > 0 && len(s) > n {
+		cut := strings.LastIndexByte(s[:n+1], ' ')
+		if cut <= 0 {
+			cut = n
+		}
+		lines = append(lines, s[:cut])
+		s = strings.TrimLeft(s[cut:], " ")
+	}
+	return append(lines, s)
 }
 
 func (t *textBox) skip() { t.at.Y += lineHeight / 2 }

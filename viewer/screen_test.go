@@ -368,7 +368,7 @@ func TestScreenLiveTraining(t *testing.T) {
 		}
 		seen = append(seen, st)
 		// The side panel shows the iteration and losses.
-		panel := image.Rect(st.Screen.X-248, 0, st.Screen.X, st.Screen.Y)
+		panel := image.Rect(st.Screen.X-288, 0, st.Screen.X, st.Screen.Y)
 		panels = append(panels, screenOf(t, st).SubImage(panel).(*image.RGBA))
 	}
 	if len(seen) < 3 {

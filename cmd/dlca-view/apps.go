@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -43,8 +44,10 @@ func checkChannel(f *flags, c int) error {
 
 func modelPath(f *flags) string { return filepath.Join(f.out, "model.json") }
 
-// liveApp starts training f.train and returns the App that shows it.
-func liveApp(ctx context.Context, f *flags, opt viewer.Options, stderr io.Writer) (*viewer.App, string, error) {
+// liveApp starts training f.train and returns the App that shows it. When
+// the window closes before training ends, the checkpoint is saved and *note
+// says how to resume.
+func liveApp(ctx context.Context, f *flags, opt viewer.Options, note *string, stderr io.Writer) (*viewer.App, string, error) {
 	e, err := experiments.Get(f.train)
 	if err != nil {
 		return nil, "", err
@@ -56,6 +59,10 @@ func liveApp(ctx context.Context, f *flags, opt viewer.Options, stderr io.Writer
 	if err := checkChannel(f, e.Model.Channels); err != nil {
 		return nil, "", err
 	}
+	resumed, err := f.long.Resumed()
+	if err != nil {
+		return nil, "", err
+	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return nil, "", fmt.Errorf("cannot create the output directory: %w", err)
 	}
@@ -63,18 +70,55 @@ func liveApp(ctx context.Context, f *flags, opt viewer.Options, stderr io.Writer
 	if err != nil {
 		return nil, "", err
 	}
+	if resumed != nil {
+		m = resumed.Model
+		if f.iterations == 0 {
+			e.Iterations = resumed.Iterations
+		}
+	}
 	setup := e.Setup(m)
+	if err := f.long.Prepare(&setup, e.Model.Height, e.Model.Width); err != nil {
+		return nil, "", err
+	}
 	eng, device, err := gpu.SelectEngine(f.device, setup, stderr)
 	if err != nil {
 		return nil, "", err
 	}
+	run := e.Run()
+	stopCheckpoints, err := f.long.Start(f.out, e.Name, eng, &run, resumed, stderr)
+	if err != nil {
+		eng.Close()
+		return nil, "", err
+	}
 	h, w := gridSize(f, e.Model.Height, e.Model.Width)
+	resume := fmt.Sprintf("dlca-view -train %s -seed %d -wiring-seed %d -out %s", e.Name, f.seed, f.wiringSeed, f.out)
 	tr := &viewer.Training{
-		Engine: eng, Setup: setup, Run: e.Run(),
+		Engine: eng, Setup: setup, Run: run,
 		Sim: func(m *dlca.Model) viewer.Simulator {
 			return viewer.NewModelSim(m, h, w, e.Init, f.seed)
 		},
-		Save: func(m *dlca.Model) error { return m.Save(modelPath(f)) },
+		Finish: func(m *dlca.Model, err error) error {
+			defer stopCheckpoints()
+			if m != nil {
+				if serr := m.Save(modelPath(f)); serr != nil {
+					return serr
+				}
+			}
+			if errors.Is(err, context.Canceled) {
+				// Stopped saves the checkpoint and says how to go on.
+				*note = f.long.Stopped(err, resume).Error()
+				return nil
+			}
+			if err != nil {
+				return f.long.Stopped(err, resume)
+			}
+			return nil
+		},
+	}
+	if resumed != nil {
+		for _, m := range resumed.Metrics {
+			opt.History = append(opt.History, viewer.Losses{Soft: m.SoftLoss, Hard: m.HardLoss})
+		}
 	}
 	opt.Title = fmt.Sprintf("training %s on %s", e.Name, device)
 	opt.RolloutSteps = e.Steps

@@ -23,6 +23,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/viewer"
 	"github.com/dlca/dlca/viewer/window"
 )
@@ -46,6 +47,7 @@ type flags struct {
 	width, height                         int
 	shotAfter                             int
 	shotPath, shotDir                     string
+	long                                  bptt.LongRun // -checkpoint, -checkpoint-every, -resume, ...
 }
 
 func parse(args []string, stderr io.Writer) (*flags, error) {
@@ -55,7 +57,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.train, "train", "", "train this experiment live (dlca list shows them)")
 	fs.StringVar(&f.model, "model", "", "replay this model file")
 	fs.StringVar(&f.experiment, "experiment", "", "with -model: the experiment whose initial state to use (default: random bits)")
-	fs.StringVar(&f.out, "out", "out/dlca-view", "with -train: directory where the model is saved when training ends or the window closes")
+	fs.StringVar(&f.out, "out", "out/dlca-view", "with -train: directory for model.json and checkpoint.json, saved when training ends or the window closes")
 	fs.StringVar(&f.device, "device", "cpu", "with -train: where to train: cpu, gpu or auto")
 	fs.IntVar(&f.iterations, "iterations", 0, "with -train: iterations (0 = the experiment's)")
 	fs.Uint64Var(&f.seed, "seed", 23, "seed of the training batches and of the initial states shown")
@@ -72,9 +74,10 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.BoolVar(&f.paused, "paused", false, "start paused")
 	fs.IntVar(&f.width, "width", 960, "window width")
 	fs.IntVar(&f.height, "height", 640, "window height")
-	fs.IntVar(&f.shotAfter, "screenshot-after", 0, "write the screen to -screenshot after this many ticks (60 a second), then quit")
+	fs.IntVar(&f.shotAfter, "screenshot-after", 0, "write the screen to -screenshot this many ticks (60 a second) after the start, or after training has ended, then quit")
 	fs.StringVar(&f.shotPath, "screenshot", "", "file for -screenshot-after")
 	fs.StringVar(&f.shotDir, "shots", ".", "directory for the screenshot key's pictures")
+	f.long.AddFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, errUsage
 	}
@@ -127,9 +130,9 @@ func view(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 	}
 	var a *viewer.App
 	var err error
-	title := "dlca-view"
+	var title, note string
 	if f.train != "" {
-		a, title, err = liveApp(ctx, f, opt, stderr)
+		a, title, err = liveApp(ctx, f, opt, &note, stderr)
 	} else {
 		a, title, err = replayApp(f, opt)
 	}
@@ -150,6 +153,9 @@ func view(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 			return terr
 		}
 		fmt.Fprintf(stdout, "model saved to %s\n", modelPath(f))
+		if note != "" {
+			fmt.Fprintln(stdout, note)
+		}
 	}
 	if f.shotPath != "" {
 		fmt.Fprintf(stdout, "screenshot written to %s\n", f.shotPath)

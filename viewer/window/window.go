@@ -17,7 +17,9 @@ type Config struct {
 	// Position, when not nil, places the window's top-left corner there.
 	Position *image.Point
 	// ScreenshotAfter, when positive, writes the screen to ScreenshotPath
-	// after that many ticks and then quits (pictures for documentation).
+	// that many ticks after the App has settled (at once when replaying,
+	// when training has ended when live) and then quits: pictures for
+	// documentation.
 	ScreenshotAfter int
 	ScreenshotPath  string
 	// Stop, when closed, quits as closing the window does (a signal, say).
@@ -67,6 +69,8 @@ type game struct {
 	input     *devices
 	uploaded  int // the App's picture version on the screen, -1 after a resize
 	shotAsked bool
+	// settledTicks counts the ticks since the App settled.
+	settledTicks int
 }
 
 func (g *game) Update() error {
@@ -88,7 +92,10 @@ func (g *game) screenshotThenQuit() {
 		g.app.Quit()
 		return
 	}
-	if !g.shotAsked && g.app.Ticks()+1 >= g.cfg.ScreenshotAfter {
+	if g.app.Settled() {
+		g.settledTicks++
+	}
+	if !g.shotAsked && g.settledTicks >= g.cfg.ScreenshotAfter {
 		g.app.RequestScreenshot(g.cfg.ScreenshotPath)
 		g.shotAsked = true
 	}
