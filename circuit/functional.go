@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/dlca/dlca/gates"
 )
 
 // maxSupport is the most inputs a gate may depend on for MergeEquivalent to
@@ -117,20 +119,13 @@ func bit(t bool) uint8 {
 // what structural rules cannot, such as x AND (x OR y) = x or two different
 // gate trees computing the same function.
 func MergeEquivalent(nl *Netlist) *Netlist {
-	cones := make([]cone, nl.NumValues())
-	for i := range nl.NumInputs {
-		cones[i] = cone{support: []int32{int32(i)}, table: []bool{false, true}}
-	}
-	for k, g := range nl.Gates {
-		cones[nl.NumInputs+k] = coneOf(g, cones[g.A], cones[g.B])
-	}
+	cones := conesOf(nl)
 	seen := map[string]int32{} // function key -> new value; looked up only
 	return rebuild(nl, func(b *builder, k int, g Gate, label string) int32 {
 		c := cones[nl.NumInputs+k]
 		if c.big {
 			return b.add(g, label)
 		}
-		c = c.reduced()
 		switch len(c.support) {
 		case 0:
 			return b.addConst(bit(c.table[0]), label)
@@ -145,4 +140,124 @@ func MergeEquivalent(nl *Netlist) *Netlist {
 		seen[key] = v
 		return v
 	})
+}
+
+// conesOf returns the reduced cone of every value of the netlist.
+func conesOf(nl *Netlist) []cone {
+	cones := make([]cone, nl.NumValues())
+	for i := range nl.NumInputs {
+		cones[i] = cone{support: []int32{int32(i)}, table: []bool{false, true}}
+	}
+	for k, g := range nl.Gates {
+		cones[nl.NumInputs+k] = coneOf(g, cones[g.A], cones[g.B])
+	}
+	for i, c := range cones {
+		if !c.big {
+			cones[i] = c.reduced()
+		}
+	}
+	return cones
+}
+
+// maxResubSupport is the most inputs a gate's function may depend on for
+// Resubstitute to search for a replacement (2^8 = 256 rows).
+const maxResubSupport = 8
+
+// Resubstitute replaces a gate by a single new gate over two earlier values
+// when that computes the same function (exactly, over the at most
+// maxResubSupport inputs the function depends on), so that the gates
+// between those values and it can go. Candidates are tried inputs first,
+// then gates in order, so the replacement reads values as early as
+// possible; the first op that matches is taken.
+func Resubstitute(nl *Netlist) *Netlist {
+	cones := conesOf(nl)
+	newOf := make([]int32, nl.NumValues()) // new value of each old one
+	for i := range nl.NumInputs {
+		newOf[i] = int32(i)
+	}
+	return rebuild(nl, func(b *builder, k int, g Gate, label string) int32 {
+		v := int32(-1)
+		if c := cones[nl.NumInputs+k]; !c.big && len(c.support) >= 2 && len(c.support) <= maxResubSupport {
+			v = resubstitute(b, c, cones[:nl.NumInputs+k], newOf, g, label)
+		}
+		if v < 0 {
+			v = b.add(g, label)
+		}
+		newOf[nl.NumInputs+k] = v
+		return v
+	})
+}
+
+// resubstitute looks for op(x, y) = target among the earlier values whose
+// function depends only on target's inputs, and adds it; it returns -1 if
+// there is none or it would read the operands g already reads.
+func resubstitute(b *builder, target cone, earlier []cone, newOf []int32, g Gate, label string) int32 {
+	rows := 1 << len(target.support)
+	words := (rows + 63) / 64
+	valid := ^uint64(0)
+	if rows < 64 {
+		valid = 1<<rows - 1
+	}
+	expand := func(c cone) []uint64 {
+		t := make([]uint64, words)
+		for r := range rows {
+			i := 0
+			for j, v := range c.support {
+				k, _ := slices.BinarySearch(target.support, v)
+				i |= (r >> k & 1) << j
+			}
+			if c.table[i] {
+				t[r/64] |= 1 << (r % 64)
+			}
+		}
+		return t
+	}
+	want := expand(target)
+	var cands [][]uint64
+	var vals []int32
+	seen := map[string]bool{} // looked up only
+	for j, c := range earlier {
+		if c.big || len(c.support) == 0 || newOf[j] < 0 || !subset(c.support, target.support) {
+			continue
+		}
+		if key := c.key(); !seen[key] {
+			seen[key] = true
+			cands = append(cands, expand(c))
+			vals = append(vals, newOf[j])
+		}
+	}
+	for i := range cands {
+		for j := range i {
+			for o := gates.Op(0); o < gates.NumOps; o++ {
+				if !dependsOnA(o) || !dependsOnB(o) || !matches(o, cands[j], cands[i], want, valid) {
+					continue
+				}
+				if (vals[j] == g.A && vals[i] == g.B) || (vals[j] == g.B && vals[i] == g.A) {
+					return -1 // g already is this gate
+				}
+				return b.add(Gate{Op: o, A: vals[j], B: vals[i]}, label)
+			}
+		}
+	}
+	return -1
+}
+
+// matches reports whether o(a, b) = want on every valid row.
+func matches(o gates.Op, a, b, want []uint64, valid uint64) bool {
+	for w := range want {
+		if (o.Word(a[w], b[w])^want[w])&valid != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// subset reports whether the sorted set a is contained in the sorted set b.
+func subset(a, b []int32) bool {
+	for _, v := range a {
+		if _, ok := slices.BinarySearch(b, v); !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -22,6 +22,7 @@ var passes = []pass{
 	{"inverters", FoldInverters},
 	{"merge", MergeIdentical},
 	{"functions", MergeEquivalent},
+	{"resubstitute", Resubstitute},
 	{"dead", RemoveDead},
 }
 
