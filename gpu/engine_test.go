@@ -49,6 +49,13 @@ func checkerboard(t *testing.T, h, w, steps int, std float64) (bptt.Setup, bptt.
 // step: the loss and the clipped logit gradients, in Layers order.
 func cpuGradients(t *testing.T, s bptt.Setup, b *bptt.Batch) (float64, [][]float64) {
 	t.Helper()
+	loss, grads, _ := cpuIteration(t, s, b)
+	return loss, grads
+}
+
+// cpuIteration is cpuGradients with the final state of the rollout.
+func cpuIteration(t *testing.T, s bptt.Setup, b *bptt.Batch) (float64, [][]float64, []float32) {
+	t.Helper()
 	m := s.Model.Clone()
 	params := m.Params()
 	for _, p := range params {
@@ -71,7 +78,7 @@ func cpuGradients(t *testing.T, s bptt.Setup, b *bptt.Batch) (float64, [][]float
 		}
 		grads = append(grads, g)
 	}
-	return loss.Item(), grads
+	return loss.Item(), grads, final.Data32()
 }
 
 func newEngine(t *testing.T, s bptt.Setup) *gpu.Engine {
@@ -127,7 +134,7 @@ func TestEngineMatchesCPU(t *testing.T) {
 		std          float64
 		async        bool
 		boundary     dlca.Boundary
-		tolLoss, tol float64
+		tolForward, tol float64 // loss (relative) and final state; gradients
 	}{
 		{"one step", 5, 6, 1, 1, false, dlca.Zero, 1e-4, 1e-4},
 		{"bptt 6 steps", 5, 6, 6, 1, false, dlca.Zero, 1e-3, 1e-3},
@@ -138,13 +145,22 @@ func TestEngineMatchesCPU(t *testing.T) {
 			s, _, b := checkerboard(t, c.h, c.w, c.steps, c.std)
 			s.Async = c.async
 			s.Model.Config.Boundary = c.boundary
-			wantLoss, want := cpuGradients(t, s, b)
+			wantLoss, want, wantState := cpuIteration(t, s, b)
 			e := newEngine(t, s)
 			loss, err := e.Iterate(b)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if math.Abs(loss-wantLoss) > c.tolLoss*math.Max(1, wantLoss) {
+			state, err := gpu.FinalState(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, w := range wantState { // every channel, not only the loss's
+				if d := math.Abs(float64(state[i] - w)); d > c.tolForward {
+					t.Fatalf("final state %d: gpu %v, cpu %v", i, state[i], w)
+				}
+			}
+			if math.Abs(loss-wantLoss) > c.tolForward*math.Max(1, wantLoss) {
 				t.Errorf("loss: gpu %v, cpu %v", loss, wantLoss)
 			}
 			compareGradients(t, e, layerNames(s.Model), want, c.tol)
