@@ -129,11 +129,11 @@ func layerNames(m *dlca.Model) []string {
 
 func TestEngineMatchesCPU(t *testing.T) {
 	for _, c := range []struct {
-		name         string
-		h, w, steps  int
-		std          float64
-		async        bool
-		boundary     dlca.Boundary
+		name            string
+		h, w, steps     int
+		std             float64
+		async           bool
+		boundary        dlca.Boundary
 		tolForward, tol float64 // loss (relative) and final state; gradients
 	}{
 		{"one step", 5, 6, 1, 1, false, dlca.Zero, 1e-4, 1e-4},
