@@ -109,10 +109,14 @@ func checkAllNeighbourhoods(_ *Experiment, m *dlca.Model) CheckResult {
 		Detail: fmt.Sprintf("%d of %d boards (%d of %d cells) differ from Life", boards, n, wrong, n*9)}
 }
 
+// lifeFrames is the number of states of the grid check kept for its
+// animation (enough to see gliders move, small enough to publish).
+const lifeFrames = 20
+
 // checkLifeGrid runs the circuit and LifeStep side by side on a random
 // periodic grid. Wrong is the largest number of cells that differ after any
-// step; the detail also names the first step at which they differed. The first 50
-// states are kept as frames.
+// step; the detail also names the first step at which they differed. The
+// first lifeFrames states are kept as frames.
 func checkLifeGrid(m *dlca.Model, size, steps int) CheckResult {
 	rng := rand.New(rand.NewPCG(checkSeed, 0))
 	init := dlca.BitsOf(autograd.New(RandomBits(rng, size, size, 1), 1, size, size, 1))
@@ -131,7 +135,7 @@ func checkLifeGrid(m *dlca.Model, size, steps int) CheckResult {
 		if wrong > 0 && firstBad == 0 {
 			firstBad = t
 		}
-		if t <= 50 {
+		if t < lifeFrames {
 			frames = append(frames, *s.Clone())
 		}
 	}})
