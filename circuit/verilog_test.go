@@ -72,33 +72,51 @@ func writeVerilogFile(t *testing.T, dir string, nl *Netlist, name string) {
 func TestVerilogCellMatchesEval(t *testing.T) {
 	needTool(t, "iverilog", "iverilog")
 	rng := rand.New(rand.NewPCG(21, 0))
-	for _, nl := range []*Netlist{LifeCircuit(), labelled(randomCA(rng, 3, 120)), wireConstCA()} {
-		dir := t.TempDir()
-		writeVerilogFile(t, dir, nl, "rule")
-		var tb strings.Builder
-		n := nl.NumInputs
-		fmt.Fprintf(&tb, "module tb;\n  reg [%d:0] in;\n  wire [%d:0] out;\n  rule dut(.in(in), .out(out));\n  initial begin\n", n-1, nl.Channels()-1)
-		var inputs [][]uint8
-		for range 200 {
-			in := make([]uint8, n)
-			for i := range in {
-				in[i] = uint8(rng.IntN(2))
+	nls := []*Netlist{LifeCircuit(), labelled(randomCA(rng, 3, 120)), wireConstCA()}
+	// One testbench drives every netlist (module ruleI), so that Icarus
+	// runs once: each line printed is "I outputs".
+	dir := t.TempDir()
+	var tb strings.Builder
+	tb.WriteString("module tb;\n")
+	files := []string{"tb.v"}
+	type vector struct {
+		nl int
+		in []uint8
+	}
+	var vectors []vector
+	for i, nl := range nls {
+		writeVerilogFile(t, dir, nl, fmt.Sprintf("rule%d", i))
+		files = append(files, fmt.Sprintf("rule%d.v", i))
+		fmt.Fprintf(&tb, "  reg [%d:0] in%d;\n  wire [%d:0] out%d;\n  rule%d dut%d(.in(in%d), .out(out%d));\n",
+			nl.NumInputs-1, i, nl.Channels()-1, i, i, i, i, i)
+	}
+	tb.WriteString("  initial begin\n")
+	for i, nl := range nls {
+		for range 100 {
+			in := make([]uint8, nl.NumInputs)
+			for k := range in {
+				in[k] = uint8(rng.IntN(2))
 			}
-			inputs = append(inputs, in)
-			fmt.Fprintf(&tb, "    in = %s; #1 $display(\"%%b\", out);\n", verilogBits(in))
+			vectors = append(vectors, vector{i, in})
+			fmt.Fprintf(&tb, "    in%d = %s; #1 $display(\"%d %%b\", out%d);\n", i, verilogBits(in), i, i)
 		}
-		tb.WriteString("  end\nendmodule\n")
-		os.WriteFile(filepath.Join(dir, "tb.v"), []byte(tb.String()), 0o644)
-		run(t, dir, "iverilog", "-Wall", "-o", "sim", "rule.v", "tb.v")
-		lines := strings.Split(strings.TrimSpace(run(t, dir, "vvp", "-n", "sim")), "\n")
-		if len(lines) != len(inputs) {
-			t.Fatalf("vvp printed %d lines, want %d", len(lines), len(inputs))
+	}
+	tb.WriteString("  end\nendmodule\n")
+	os.WriteFile(filepath.Join(dir, "tb.v"), []byte(tb.String()), 0o644)
+	run(t, dir, "iverilog", append([]string{"-Wall", "-o", "sim"}, files...)...)
+	lines := strings.Split(strings.TrimSpace(run(t, dir, "vvp", "-n", "sim")), "\n")
+	if len(lines) != len(vectors) {
+		t.Fatalf("vvp printed %d lines, want %d", len(lines), len(vectors))
+	}
+	for k, v := range vectors {
+		nl := nls[v.nl]
+		f := strings.Fields(lines[k])
+		if len(f) != 2 || f[0] != strconv.Itoa(v.nl) {
+			t.Fatalf("unexpected vvp line %q", lines[k])
 		}
-		for i, in := range inputs {
-			got, want := parseBits(t, lines[i], nl.Channels()), nl.Eval(in)
-			if !bytes.Equal(got, want) {
-				t.Fatalf("inputs %v: Verilog gives %v, Eval %v", in, got, want)
-			}
+		got, want := parseBits(t, f[1], nl.Channels()), nl.Eval(v.in)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("netlist %d, inputs %v: Verilog gives %v, Eval %v", v.nl, v.in, got, want)
 		}
 	}
 }
