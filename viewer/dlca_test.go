@@ -12,27 +12,14 @@ import (
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/viewer"
+	"github.com/dlca/dlca/viewer/internal/toy"
 )
 
 // tinyModel returns a 2-channel model with random logits, so that its soft
 // and hard rules both do something.
 func tinyModel(t *testing.T) *dlca.Model {
 	t.Helper()
-	m, err := dlca.New(dlca.Config{
-		Height: 6, Width: 6, Channels: 2, Boundary: dlca.Zero,
-		Kernels: 2, KernelLayers: []int{9, 8, 4, 2}, UpdateLayers: []int{8, 4, 2},
-		Seed: 5, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate,
-	}, autograd.Float32)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(9, 0))
-	for _, p := range m.Params() {
-		for i := range p.Data32() {
-			p.Data32()[i] = float32(rng.NormFloat64() * 2)
-		}
-	}
-	return m
+	return toy.Model(9)
 }
 
 func TestModelSimMatchesDlcaRollouts(t *testing.T) {

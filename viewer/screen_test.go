@@ -17,6 +17,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/viewer/internal/toy"
 	"github.com/dlca/dlca/viewer/painter"
@@ -158,6 +159,46 @@ func (s *session) quit() {
 	case <-time.After(10 * time.Second):
 		s.t.Error("remote viewer did not exit within 10 s of quit")
 	}
+}
+
+// closeWindow asks the window titled title to close as a window manager
+// does: a WM_PROTOCOLS client message carrying WM_DELETE_WINDOW.
+func closeWindow(title string) error {
+	c, err := xgb.NewConn()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	root := xproto.Setup(c).DefaultScreen(c).Root
+	tree, err := xproto.QueryTree(c, root).Reply()
+	if err != nil {
+		return err
+	}
+	atom := func(name string) (xproto.Atom, error) {
+		r, err := xproto.InternAtom(c, false, uint16(len(name)), name).Reply()
+		if err != nil {
+			return 0, err
+		}
+		return r.Atom, nil
+	}
+	protocols, err := atom("WM_PROTOCOLS")
+	if err != nil {
+		return err
+	}
+	del, err := atom("WM_DELETE_WINDOW")
+	if err != nil {
+		return err
+	}
+	for _, w := range tree.Children {
+		name, err := xproto.GetProperty(c, false, w, xproto.AtomWmName, xproto.GetPropertyTypeAny, 0, 256).Reply()
+		if err != nil || string(name.Value) != title {
+			continue
+		}
+		ev := xproto.ClientMessageEvent{Format: 32, Window: w, Type: protocols,
+			Data: xproto.ClientMessageDataUnionData32New([]uint32{uint32(del), 0, 0, 0, 0})}
+		return xproto.SendEventChecked(c, false, w, xproto.EventMaskNoEvent, string(ev.Bytes())).Check()
+	}
+	return fmt.Errorf("no window titled %q among the %d top-level windows", title, len(tree.Children))
 }
 
 // grabScreen reads rectangle r of the X screen's root window.
@@ -398,4 +439,40 @@ func samePixels(a, b *image.RGBA) bool {
 		}
 	}
 	return true
+}
+
+func TestScreenClosingTheWindowKeepsTheCheckpoint(t *testing.T) {
+	needDisplay(t)
+	dir := t.TempDir()
+	title := fmt.Sprintf("dlca-view-close-test-%d", os.Getpid())
+	s := startRemote(t, "-train-tiny", dir, "-title", title)
+	var st remoteState
+	for deadline := time.Now().Add(20 * time.Second); st.Iter < 5 && time.Now().Before(deadline); {
+		s.send(nil, "tick 10")
+		st = s.state()
+	}
+	if st.Iter < 5 {
+		t.Fatalf("training reached iteration %d in 20 s", st.Iter)
+	}
+	if err := closeWindow(title); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.done:
+		if s.err != nil {
+			t.Fatalf("the viewer exited with %v after its window was closed", s.err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the viewer did not exit within 20 s of its window being closed")
+	}
+	ck, err := bptt.LoadCheckpoint(filepath.Join(dir, "checkpoint.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.Iteration < st.Iter || len(ck.Metrics) != ck.Iteration {
+		t.Errorf("checkpoint at iteration %d with %d metrics; the screen showed iteration %d", ck.Iteration, len(ck.Metrics), st.Iter)
+	}
+	if _, err := dlca.Load(filepath.Join(dir, "model.json")); err != nil {
+		t.Error(err)
+	}
 }

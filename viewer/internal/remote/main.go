@@ -1,6 +1,7 @@
 // Command remote is the viewer under remote control, for tests that need a
 // real screen: it opens the window on a toy automaton, a saved dlca model
-// (-model) or a toy training run (-live), and obeys one command per line on standard input, answering each
+// (-model), a toy training run (-live) or a real one of a tiny model
+// (-train-tiny), and obeys one command per line on standard input, answering each
 // with one line of JSON on standard output once the command has taken
 // effect. It is built and run by the viewer's screen tests.
 //
@@ -17,6 +18,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"image"
@@ -55,28 +57,38 @@ func main() {
 	channels := flag.Int("channels", 3, "channels")
 	live := flag.Bool("live", false, "show a toy training run instead of a fixed automaton")
 	model := flag.String("model", "", "show this dlca model file (seed 7) instead of the toy automaton")
+	train := flag.String("train-tiny", "", "train a tiny dlca model, keeping its checkpoint in this folder")
 	shots := flag.String("shots", os.TempDir(), "screenshot folder")
+	title := flag.String("title", "remote", "window title")
 	flag.Parse()
 
 	opt := viewer.Options{Paused: !*live, Brush: 3, ScreenshotDir: *shots, Speed: 60, RolloutSteps: 5}
 	var a *viewer.App
+	var err error
 	switch {
+	case *train != "":
+		a, err = tinyTraining(*train, opt)
 	case *live:
 		a = viewer.NewLive(context.Background(), &toy.Trainer{Iters: 1 << 30, Pause: 20 * time.Millisecond, H: *rows, W: *cols, C: *channels}, opt)
 	case *model != "":
-		m, err := dlca.Load(*model)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+		var m *dlca.Model
+		if m, err = dlca.Load(*model); err == nil {
+			a = viewer.New(viewer.NewModelSim(m, *rows, *cols, nil, 7), opt)
 		}
-		a = viewer.New(viewer.NewModelSim(m, *rows, *cols, nil, 7), opt)
 	default:
 		a = viewer.New(toy.NewLife(*rows, *cols, *channels, 7), opt)
 	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	r := &remote{lines: make(chan string), out: json.NewEncoder(os.Stdout)}
 	go r.read(os.Stdin)
-	err := window.Run(a, window.Config{Title: "remote", Width: 640, Height: 400, Position: &image.Point{X: 20, Y: 30}, Script: r.tick})
+	err = window.Run(a, window.Config{Title: *title, Width: 640, Height: 400, Position: &image.Point{X: 20, Y: 30}, Script: r.tick})
 	a.Wait()
+	if _, terr, _ := a.Training(); terr != nil {
+		err = errors.Join(err, terr)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
