@@ -1,6 +1,7 @@
 package bptt_test
 
 import (
+	"fmt"
 	"runtime"
 	"runtime/metrics"
 	"strings"
@@ -137,6 +138,52 @@ func TestParseBytes(t *testing.T) {
 	for _, bad := range []string{"", "-1G", "0", "lots", "1e30TB", "NaN", "GiB"} {
 		if _, err := bptt.ParseBytes(bad); err == nil {
 			t.Errorf("ParseBytes(%q) accepted it", bad)
+		}
+	}
+}
+
+// BenchmarkRecompute compares one training iteration of the paper's
+// checkerboards (and the asynchronous one unrolled for 200 steps) with and
+// without gradient checkpointing over time: the
+// estimated memory, the peak heap growth of a fresh engine's first iteration
+// (sampled) and the CPU time per iteration.
+func BenchmarkRecompute(b *testing.B) {
+	for _, run := range []struct {
+		name  string
+		steps int
+	}{{"checkerboard", 20}, {"checkerboard-async", 50}, {"checkerboard-async", 200}} {
+		e, err := experiments.Get(run.name)
+		if err != nil {
+			b.Skip(err)
+		}
+		e.Steps = run.steps
+		m, err := dlca.New(e.Model, autograd.Float32)
+		if err != nil {
+			b.Fatal(err)
+		}
+		batch := e.Source()(newRand(1))
+		for _, k := range []int{0, bptt.SuggestRecompute(e.Steps)} {
+			b.Run(fmt.Sprintf("%s/T=%d/recompute=%d", e.Name, e.Steps, k), func(b *testing.B) {
+				s := e.Setup(m)
+				s.Recompute = k
+				est := bptt.EstimateMemory(s, e.Model.Height, e.Model.Width)
+				var eng *bptt.CPU
+				peak := peakHeap(func() {
+					eng, _ = bptt.NewCPU(s)
+					if _, err := eng.Iterate(batch); err != nil {
+						b.Fatal(err)
+					}
+				})
+				cpu0 := cpuTime()
+				for b.Loop() {
+					if _, err := eng.Iterate(batch); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+				b.ReportMetric(float64(est.Total)/(1<<20), "est-MiB")
+				b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+			})
 		}
 	}
 }
