@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"io/fs"
@@ -200,10 +201,11 @@ func truncatedCopy(t *testing.T, path, dir string) string {
 	return writeFile(t, dir, "trunc.ckpt", b[:len(b)/3])
 }
 
-// TestSignalSavesCheckpoint runs training as a subprocess and sends it
-// SIGINT or SIGTERM after its first checkpoint: it must exit with status 1,
-// no panic, saying where the checkpoint is; resuming from it must give the
-// model of an uninterrupted run, byte for byte.
+// TestSignalSavesCheckpoint runs training as a subprocess without periodic
+// checkpoints, asks for one with SIGUSR1 once it trains, then sends it
+// SIGINT or SIGTERM: it must exit with status 1, no panic, saying where the
+// checkpoint is; resuming from it must give the model of an uninterrupted
+// run, byte for byte.
 func TestSignalSavesCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	const iterations = "12"
@@ -219,11 +221,34 @@ func TestSignalSavesCheckpoint(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			out := filepath.Join(dir, sig.String())
 			ckpt := filepath.Join(out, "checkpoint.json")
-			cmd := asCommand("train", "-experiment", "checkerboard-small", "-iterations", iterations, "-checkpoint-every", "1", "-out", out)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
+			// No periodic checkpoints: once training runs, SIGUSR1 asks for
+			// one, then sig stops the run.
+			cmd := asCommand("train", "-experiment", "checkerboard-small", "-iterations", iterations, "-checkpoint-every", "0", "-out", out)
+			pipe, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			training := make(chan struct{})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				sc := bufio.NewScanner(pipe)
+				for sc.Scan() {
+					if stderr.Len() == 0 && strings.HasPrefix(sc.Text(), "iter ") {
+						close(training)
+					}
+					stderr.WriteString(sc.Text() + "\n")
+				}
+			}()
+			select {
+			case <-training:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("training did not start within 30 s")
 			}
 			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 				if _, err := os.Stat(ckpt); err == nil {
@@ -231,13 +256,15 @@ func TestSignalSavesCheckpoint(t *testing.T) {
 				}
 				if time.Now().After(deadline) {
 					cmd.Process.Kill()
-					t.Fatalf("no checkpoint after 30 s: %s", stderr.String())
+					t.Fatal("no checkpoint 30 s after SIGUSR1")
 				}
+				cmd.Process.Signal(syscall.SIGUSR1)
 			}
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
-			err := cmd.Wait()
+			<-done
+			err = cmd.Wait()
 			ck, lerr := bptt.LoadCheckpoint(ckpt)
 			if lerr != nil {
 				t.Fatal(lerr)
