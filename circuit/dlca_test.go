@@ -141,36 +141,3 @@ func fireGrid(fire []bool, h, w int) *circuit.Grid {
 	}
 	return g
 }
-
-// checkerboardConfig is the paper's synchronous checkerboard architecture.
-func checkerboardConfig() dlca.Config {
-	return dlca.Config{Height: 16, Width: 16, Channels: 8, Boundary: dlca.Zero, Kernels: 16,
-		KernelLayers: []int{9, 8, 4, 2},
-		UpdateLayers: []int{256, 256, 256, 256, 256, 256, 256, 256, 256, 256, 128, 64, 32, 16, 8, 8},
-		Seed:         23, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate}
-}
-
-// BenchmarkCheckerboardLike runs a circuit of the checkerboard model's
-// architecture with 92 active gates (what an independent re-implementation
-// ended with), as dlca extracts it and simplified, on a 1024x1024 grid.
-func BenchmarkCheckerboardLike(b *testing.B) {
-	nl := fromDLCA(learnedLike(b, checkerboardConfig(), 92, 23).Netlist())
-	simple, _ := circuit.Simplify(nl)
-	for _, c := range []struct {
-		name string
-		nl   *circuit.Netlist
-	}{{"extracted", nl}, {"simplified", simple}} {
-		b.Run(fmt.Sprintf("%s-%dgates", c.name, len(c.nl.Gates)), func(b *testing.B) {
-			g := circuit.NewGrid(1024, 1024, 8)
-			g.Randomize(rand.New(rand.NewPCG(1, 0)))
-			next := circuit.NewGrid(g.H, g.W, g.C)
-			sim := circuit.NewSim(c.nl, circuit.Zero, 0)
-			cb := circuit.StartCells(b)
-			for i := 0; i < b.N; i++ {
-				sim.Step(next, g)
-				g, next = next, g
-			}
-			cb.Report(g.H * g.W)
-		})
-	}
-}

@@ -1,0 +1,104 @@
+package circuit
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The testdata netlists are real learned circuits, as dlca.Model.Netlist
+// extracts them from models trained by `dlca train`:
+//
+//   - life.netlist.json: experiment gameoflife, seed 23, 3000 iterations,
+//     hard loss 0, 357 active gates;
+//   - checkerboard.netlist.json: experiment checkerboard (synchronous),
+//     seed 23, 500 iterations, hard loss 0, 68 active gates.
+func learned(t testing.TB, name string) *Netlist {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name+".netlist.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	nl, err := ReadNetlist(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nl
+}
+
+// The learned Game of Life is Life on all 512 neighbourhoods, before and
+// after simplification, which must shrink it.
+func TestLearnedLifeIsLife(t *testing.T) {
+	nl := learned(t, "life")
+	s, _ := Simplify(nl)
+	for _, n := range []*Netlist{nl, s} {
+		if m, err := Equivalent(n, LifeCircuit(), 1, 1); err != nil || m != nil {
+			t.Fatalf("the learned circuit (%d gates) is not Life: %v %v", len(n.Gates), m, err)
+		}
+	}
+	if len(s.Gates) >= len(nl.Gates) {
+		t.Errorf("Simplify left the learned Life at %d gates", len(s.Gates))
+	}
+}
+
+// The learned checkerboard rule, simplified, still grows the 2x2-square
+// checkerboard from random bits in channel 0 of a 16x16 zero-bounded grid
+// within 20 steps, and keeps it on a 64x64 grid for 80.
+func TestLearnedCheckerboardGrowsTheTarget(t *testing.T) {
+	nl := learned(t, "checkerboard")
+	s, _ := Simplify(nl)
+	if m, err := Equivalent(nl, s, 4096, 2); err != nil || m != nil {
+		t.Fatalf("Simplify changed the learned rule: %v %v", m, err)
+	}
+	if len(s.Gates) >= len(nl.Gates) {
+		t.Errorf("Simplify left the learned checkerboard at %d gates", len(s.Gates))
+	}
+	rng := rand.New(rand.NewPCG(5, 0))
+	for _, size := range [][2]int{{16, 20}, {64, 80}} {
+		g := NewGrid(size[0], size[0], nl.Channels())
+		g.Randomize(rng)
+		g = NewSim(s, Zero, 2).Run(g, size[1])
+		wrong := 0
+		for y := range g.H {
+			for x := range g.W {
+				if g.Get(y, x, 0) != uint8((y/2+x/2)%2) {
+					wrong++
+				}
+			}
+		}
+		if wrong != 0 {
+			t.Errorf("%dx%d after %d steps: %d cells differ from the checkerboard", g.H, g.W, size[1], wrong)
+		}
+	}
+}
+
+// BenchmarkLearned runs the learned circuits on a 1024x1024 grid, as
+// extracted and simplified.
+func BenchmarkLearned(b *testing.B) {
+	for _, c := range []struct {
+		name     string
+		boundary Boundary
+	}{{"life", Periodic}, {"checkerboard", Zero}} {
+		nl := learned(b, c.name)
+		s, _ := Simplify(nl)
+		for _, v := range []struct {
+			name string
+			nl   *Netlist
+		}{{"extracted", nl}, {"simplified", s}} {
+			b.Run(fmt.Sprintf("%s/%s-%dgates", c.name, v.name, len(v.nl.Gates)), func(b *testing.B) {
+				g := benchGrid(v.nl.Channels())
+				next := NewGrid(g.H, g.W, g.C)
+				sim := NewSim(v.nl, c.boundary, 0)
+				cb := StartCells(b)
+				for i := 0; i < b.N; i++ {
+					sim.Step(next, g)
+					g, next = next, g
+				}
+				cb.Report(g.H * g.W)
+			})
+		}
+	}
+}
