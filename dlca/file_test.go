@@ -3,6 +3,8 @@ package dlca
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,4 +108,34 @@ func mutate(t *testing.T, file string, change func(*fileModel)) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+func TestSaveIntoMissingDirectory(t *testing.T) {
+	m := tinyModel(t, tinyConfig(Zero), 1)
+	err := m.Save(filepath.Join(t.TempDir(), "no", "such", "dir", "model.json"))
+	if err == nil || !strings.Contains(err.Error(), "cannot write") {
+		t.Fatalf("error %v, want cannot write", err)
+	}
+}
+
+// A failed write leaves the previous file whole and no temporary file.
+func TestFailedSaveKeepsOldFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "model.json")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteFileAtomic(path, func(w io.Writer) error {
+		w.Write([]byte("half a mod"))
+		return errors.New("disk full")
+	})
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("error %v, want the write's error", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Fatalf("the old file became %q", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("%d entries in the directory, want only the old file", len(entries))
+	}
 }
