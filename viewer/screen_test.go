@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -474,5 +475,20 @@ func TestScreenClosingTheWindowKeepsTheCheckpoint(t *testing.T) {
 	}
 	if _, err := dlca.Load(filepath.Join(dir, "model.json")); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestWithoutDisplayTheViewerSaysWhatToDo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("viewer: builds the remote viewer; skipped in -short mode")
+	}
+	cmd := exec.Command(remoteBinary(t))
+	cmd.Env = append(os.Environ(), "DISPLAY=")
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want status 1; output:\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "no display: DISPLAY is unset") || strings.Contains(string(out), "panic") {
+		t.Errorf("output %q, want the no-display message and no panic", out)
 	}
 }

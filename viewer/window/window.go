@@ -8,6 +8,9 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"github.com/dlca/dlca/viewer"
+	// NOTE: initialised before ebiten, it replaces ebiten's panic when
+	// there is no display with a message.
+	_ "github.com/dlca/dlca/viewer/window/internal/needdisplay"
 )
 
 // Config configures the window. The zero value opens a 960x640 window.
