@@ -115,7 +115,8 @@ func bit(t bool) uint8 {
 // on at most maxSupport inputs (by evaluating it on every assignment of
 // them) and replaces a gate whose function is a constant by a constant, one
 // that equals an input by a wire, one that negates an input by a NOT gate,
-// and one that equals an earlier gate's function by that gate. It finds
+// one that equals an earlier gate's function by that gate, and one that
+// negates it by a NOT of it. It finds
 // what structural rules cannot, such as x AND (x OR y) = x or two different
 // gate trees computing the same function.
 func MergeEquivalent(nl *Netlist) *Netlist {
@@ -136,10 +137,24 @@ func MergeEquivalent(nl *Netlist) *Netlist {
 		if v, ok := seen[key]; ok {
 			return v
 		}
+		if v, ok := seen[c.complement().key()]; ok {
+			// NOT of an earlier gate: FoldInverters can then push the NOT
+			// into the readers, and this gate's own cone can go.
+			return b.add(Gate{Op: gates.NotA, A: v, B: v}, label)
+		}
 		v := b.add(g, label)
 		seen[key] = v
 		return v
 	})
+}
+
+// complement returns the cone of the negated function.
+func (c cone) complement() cone {
+	t := make([]bool, len(c.table))
+	for r, v := range c.table {
+		t[r] = !v
+	}
+	return cone{support: c.support, table: t}
 }
 
 // conesOf returns the reduced cone of every value of the netlist.
