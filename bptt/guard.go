@@ -24,7 +24,7 @@ func (e *NonFiniteError) Error() string {
 		return fmt.Sprintf("the %s is %v: training diverged or its input holds a NaN; the last checkpoint (if any) is the last good state", e.What, e.Value)
 	}
 	n := gates.NumOps
-	return fmt.Sprintf("%s %d of layer %s (gate %d, op %v) is %v: training diverged; the last checkpoint (if any) is the last good state; resume from it with a lower learning rate",
+	return fmt.Sprintf("%s %d of layer %s (gate %d, op %v) is %v: training diverged or an input holds a NaN; the last checkpoint (if any) is the last good state: resume from it with a lower learning rate or a clean input",
 		e.What, e.Index, e.Layer, e.Index/n, gates.Op(e.Index%n), e.Value)
 }
 

@@ -60,6 +60,7 @@ func TestNonFiniteStopsTraining(t *testing.T) {
 			if !errors.As(err, &nf) {
 				t.Fatalf("Train returned %v, want a NonFiniteError", err)
 			}
+			t.Log(err)
 			for _, w := range tc.want {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not say %q", err, w)

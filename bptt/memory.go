@@ -144,10 +144,13 @@ func ParseBytes(s string) (int64, error) {
 	return int64(v * float64(mult)), nil
 }
 
-// FormatBytes writes n bytes in MiB or GiB.
+// FormatBytes writes n bytes in KiB, MiB or GiB.
 func FormatBytes(n int64) string {
-	if n >= 1<<30 {
+	switch {
+	case n >= 1<<30:
 		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	}
-	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 }
