@@ -341,3 +341,39 @@ func TestEngineDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineOnePerceptionLayer covers a kernel of a single layer, whose
+// output feeds the update network directly, and a 3-step async rollout.
+func TestEngineOnePerceptionLayer(t *testing.T) {
+	cfg := dlca.Config{
+		Height: 4, Width: 5, Channels: 2, Boundary: dlca.Periodic, Kernels: 3,
+		KernelLayers: []int{9, 8}, UpdateLayers: []int{26, 13, 7, 4, 2},
+		Seed: 5, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate,
+	}
+	m, err := dlca.New(cfg, autograd.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(8, 1))
+	for _, p := range m.Params() {
+		for i := range p.Len() {
+			p.SetAt(i, rng.NormFloat64())
+		}
+	}
+	s := bptt.Setup{Model: m, Batch: 2, Steps: 3, LossChannels: []int{1, 0}, Async: true, Optimizer: bptt.PaperOptimizer(0.05)}
+	b := &bptt.Batch{Height: 4, Width: 5, FireSeed: 17}
+	for range 2 * 4 * 5 {
+		b.Init = append(b.Init, float32(rng.IntN(2)), float32(rng.IntN(2)))
+		b.Target = append(b.Target, float32(rng.IntN(2)), float32(rng.IntN(2)))
+	}
+	wantLoss, want := cpuGradients(t, s, b)
+	e := newEngine(t, s)
+	loss, err := e.Iterate(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(loss-wantLoss) > 1e-4*math.Max(1, wantLoss) {
+		t.Errorf("loss: gpu %v, cpu %v", loss, wantLoss)
+	}
+	compareGradients(t, e, layerNames(m), want, 1e-3)
+}
