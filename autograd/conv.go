@@ -55,11 +55,12 @@ func (g convGeom) cols() int { return g.oh * g.ow }          // im2col columns
 
 // Conv2d is torch.nn.functional.conv2d: x [N, C, H, W], w [O, C/groups, KH,
 // KW], bias [O] or nil, giving [N, O, Hout, Wout] with
-// Hout = (H + 2·pad - dil·(KH-1) - 1)/stride + 1. Each sample and group is an
-// im2col followed by one Gemm; the backward computes the input gradient by
-// Gemm and col2im, the weight gradient by Gemm accumulated over samples in
-// fixed-size blocks (deterministic), and the bias gradient by Sum. It panics,
-// naming the shapes, when they are inconsistent.
+// Hout = (H + 2·pad - dil·(KH-1) - 1)/stride + 1. For each block of
+// convBlock samples and each group, the forward is an im2col followed by one
+// Gemm; the backward computes the input gradient by Gemm and col2im (skipped
+// when x needs no gradient), the weight gradient by Gemm summed per block
+// and then over blocks in order (deterministic), and the bias gradient by
+// Sum. It panics, naming the shapes, when they are inconsistent.
 func Conv2d(x, w, bias *Tensor, cfg Conv2dConfig) *Tensor {
 	checkDType("Conv2d", x, w)
 	cfg = cfg.withDefaults()
