@@ -34,8 +34,13 @@ func run(args []string) error {
 	lr := fs.Float64("lr", 2e-3, "Adam's peak learning rate (cosine-annealed to 0)")
 	seed := fs.Uint64("seed", 1, "random seed (initialisation and shuffling)")
 	data := fs.String("data", idx.DefaultFashionMNISTDir, "directory holding the Fashion-MNIST IDX files")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return nil
+	} else if err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (all options are flags; see -help)", fs.Arg(0))
 	}
 	if *epochs <= 0 || *batch <= 0 || !(*lr > 0) {
 		return errors.New("-epochs, -batch and -lr must be positive")
