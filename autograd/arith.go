@@ -9,7 +9,7 @@ import "math"
 
 // Add returns a + b.
 func Add(a, b *Tensor) *Tensor {
-	out := mapBinary("Add", a, b, func(x, y float64) float64 { return x + y })
+	out := arith("Add", a, b, opAdd)
 	return Record("Add", out, []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		return []*Tensor{sumTo(g, a.shape), sumTo(g, b.shape)}
 	})
@@ -17,7 +17,7 @@ func Add(a, b *Tensor) *Tensor {
 
 // Sub returns a - b.
 func Sub(a, b *Tensor) *Tensor {
-	out := mapBinary("Sub", a, b, func(x, y float64) float64 { return x - y })
+	out := arith("Sub", a, b, opSub)
 	return Record("Sub", out, []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		return []*Tensor{sumTo(g, a.shape), sumTo(Neg(g), b.shape)}
 	})
@@ -25,7 +25,7 @@ func Sub(a, b *Tensor) *Tensor {
 
 // Mul returns a * b elementwise.
 func Mul(a, b *Tensor) *Tensor {
-	out := mapBinary("Mul", a, b, func(x, y float64) float64 { return x * y })
+	out := arith("Mul", a, b, opMul)
 	return Record("Mul", out, []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		return []*Tensor{sumTo(Mul(g, b), a.shape), sumTo(Mul(g, a), b.shape)}
 	})
@@ -33,7 +33,7 @@ func Mul(a, b *Tensor) *Tensor {
 
 // Div returns a / b elementwise.
 func Div(a, b *Tensor) *Tensor {
-	out := mapBinary("Div", a, b, func(x, y float64) float64 { return x / y })
+	out := arith("Div", a, b, opDiv)
 	return Record("Div", out, []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		// NOTE: d/db = -a/b² is computed as -(a/b)/b so that a tiny b whose
 		// square underflows still gives 0 (not NaN) when a is 0.

@@ -68,29 +68,85 @@ func mapUnary(t *Tensor, f func(float64) float64) *Tensor {
 // It records nothing. It panics naming op when the shapes do not broadcast
 // or the dtypes differ.
 func mapBinary(op string, a, b *Tensor, f func(x, y float64) float64) *Tensor {
+	return binary(op, a, b, funcRow[float32](f), funcRow[float64](f))
+}
+
+// arithOp names the four arithmetic operations, which get loops of their
+// own: they are the most frequent ops and too cheap to call through a
+// function value per element.
+type arithOp uint8
+
+const (
+	opAdd arithOp = iota
+	opSub
+	opMul
+	opDiv
+)
+
+// arith returns a op b over the broadcast shape, recording nothing.
+func arith(name string, a, b *Tensor, op arithOp) *Tensor {
+	return binary(name, a, b, arithRow[float32](op), arithRow[float64](op))
+}
+
+// rowFunc computes one row of a binary op: dst[j] from a[j*ia] and b[j*ib]
+// (a stride is 0 along a broadcast dimension, else 1).
+type rowFunc[T Float] func(dst, a, b []T, ia, ib int)
+
+func funcRow[T Float](f func(x, y float64) float64) rowFunc[T] {
+	return func(dst, a, b []T, ia, ib int) {
+		for j := range dst {
+			dst[j] = T(f(float64(a[j*ia]), float64(b[j*ib])))
+		}
+	}
+}
+
+// arithRow computes in T directly; for these four operations that rounds
+// exactly as computing in float64 and converting would.
+func arithRow[T Float](op arithOp) rowFunc[T] {
+	return func(dst, a, b []T, ia, ib int) {
+		switch op {
+		case opAdd:
+			for j := range dst {
+				dst[j] = a[j*ia] + b[j*ib]
+			}
+		case opSub:
+			for j := range dst {
+				dst[j] = a[j*ia] - b[j*ib]
+			}
+		case opMul:
+			for j := range dst {
+				dst[j] = a[j*ia] * b[j*ib]
+			}
+		case opDiv:
+			for j := range dst {
+				dst[j] = a[j*ia] / b[j*ib]
+			}
+		}
+	}
+}
+
+func binary(op string, a, b *Tensor, row32 rowFunc[float32], row64 rowFunc[float64]) *Tensor {
 	checkDType(op, a, b)
 	shape := broadcastShapes(op, a.shape, b.shape)
 	out := Zeros(a.dtype, shape...)
 	if a.dtype == Float64 {
-		binaryKernel(out.f64, a.f64, b.f64, shape, a.shape, b.shape, f)
+		binaryKernel(out.f64, a.f64, b.f64, shape, a.shape, b.shape, row64)
 	} else {
-		binaryKernel(out.f32, a.f32, b.f32, shape, a.shape, b.shape, f)
+		binaryKernel(out.f32, a.f32, b.f32, shape, a.shape, b.shape, row32)
 	}
 	return out
 }
 
-// binaryKernel computes dst = f(a, b) over the broadcast shape. The loop runs
-// over rows of the last dimension; each input's row offset comes from its
-// broadcast strides (0 along a broadcast dimension).
-func binaryKernel[T Float](dst, a, b []T, shape, aShape, bShape []int, f func(x, y float64) float64) {
+// binaryKernel fills dst over the broadcast shape, row by row of the last
+// dimension; each input's row offset comes from its broadcast strides (0
+// along a broadcast dimension).
+func binaryKernel[T Float](dst, a, b []T, shape, aShape, bShape []int, row rowFunc[T]) {
 	if len(dst) == 0 {
 		return
 	}
 	if sameShape(aShape, bShape) {
 		parallelFor(len(dst), func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				dst[i] = T(f(float64(a[i]), float64(b[i])))
-			}
+			row(dst[lo:hi], a[lo:hi], b[lo:hi], 1, 1)
 		})
 		return
 	}
@@ -106,10 +162,7 @@ func binaryKernel[T Float](dst, a, b []T, shape, aShape, bShape []int, f func(x,
 	parallelForCost(rows, inner, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			oa, ob := rowOffset(r, shape, sa), rowOffset(r, shape, sb)
-			row := dst[r*inner : (r+1)*inner]
-			for j := range row {
-				row[j] = T(f(float64(a[oa+j*ia]), float64(b[ob+j*ib])))
-			}
+			row(dst[r*inner:(r+1)*inner], a[oa:], b[ob:], ia, ib)
 		}
 	})
 }
