@@ -29,8 +29,9 @@
 // # Kernels, speed and determinism
 //
 // Element loops are written once over the Float type parameter and
-// instantiated for float32 and float64; elementwise functions and their
-// derivatives are defined in float64 and converted on the way in and out.
+// instantiated for float32 and float64. Add, Sub, Mul and Div compute in the
+// tensor's own type; other elementwise functions and their derivatives are
+// defined once in float64 and converted on the way in and out.
 // Matrix products go through gonum's BLAS Gemm (blas32/blas64), and
 // convolutions are im2col followed by Gemm. Loops over more than about 32K
 // elements are split into one contiguous chunk per CPU; every output element
