@@ -19,7 +19,27 @@ func (u unaryOp) apply(t *Tensor) *Tensor {
 		if u.df == nil {
 			return []*Tensor{ZerosLike(t)}
 		}
-		return []*Tensor{Mul(g, mapBinary(u.name, t, out, u.df))}
+		return []*Tensor{chainRule(g, t, out, u.df)}
+	})
+}
+
+// chainRule returns g·df(x, y) elementwise, in one pass, for tensors of one
+// shape and dtype.
+func chainRule(g, x, y *Tensor, df func(x, y float64) float64) *Tensor {
+	out := ZerosLike(g)
+	if g.dtype == Float64 {
+		chainKernel(out.f64, g.f64, x.f64, y.f64, df)
+	} else {
+		chainKernel(out.f32, g.f32, x.f32, y.f32, df)
+	}
+	return out
+}
+
+func chainKernel[T Float](dst, g, x, y []T, df func(x, y float64) float64) {
+	parallelFor(len(dst), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dst[i] = T(float64(g[i]) * df(float64(x[i]), float64(y[i])))
+		}
 	})
 }
 
