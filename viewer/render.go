@@ -21,7 +21,7 @@ var (
 	dimColour        = color.RGBA{150, 150, 160, 255}
 	softColour       = color.RGBA{90, 160, 255, 255}
 	hardColour       = color.RGBA{255, 140, 60, 255}
-	overlayColour    = color.RGBA{0, 0, 0, 220} // premultiplied: mostly opaque black
+	overlayColour    = color.RGBA{0, 0, 0, 240} // premultiplied: nearly opaque black
 )
 
 // The text cell of basicfont.Face7x13 with line spacing, in pixels.
