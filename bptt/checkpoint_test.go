@@ -346,3 +346,40 @@ func saveAndHang(path string) {
 		return nil
 	})
 }
+
+// BenchmarkCheckpointSave times saving a checkpoint of the paper's
+// checkerboard after one iteration (AdamW moments filled), fsync included,
+// and reports its size.
+func BenchmarkCheckpointSave(b *testing.B) {
+	e, err := experiments.Get("checkerboard")
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := dlca.New(e.Model, autograd.Float32)
+	if err != nil {
+		b.Fatal(err)
+	}
+	eng, err := bptt.NewCPU(e.Setup(m))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := eng.Iterate(e.Source()(newRand(1))); err != nil {
+		b.Fatal(err)
+	}
+	run := e.Run()
+	path := filepath.Join(b.TempDir(), "checkpoint.json")
+	k, err := bptt.NewCheckpointer(path, 1, e.Name, eng, &run, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	it := 0
+	for b.Loop() {
+		it++
+		k.Observe(bptt.Event{Metrics: bptt.Metrics{Iteration: it}, Iterations: 1 << 30})
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(st.Size())/(1<<20), "MiB")
+}
