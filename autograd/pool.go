@@ -96,13 +96,17 @@ func poolShape(op string, x *Tensor, kernel, stride, padding int) (oh, ow int) {
 // Dropout zeroes each element of x with probability p and scales the rest by
 // 1/(1-p) when train is true (inverted dropout, as PyTorch); when train is
 // false, or p is 0, it returns x unchanged. The mask is drawn from rng, so
-// a seeded rng gives the same mask. It panics unless 0 <= p <= 1.
+// a seeded rng gives the same mask. It panics if p is outside [0, 1], or if
+// rng is nil in training mode.
 func Dropout(x *Tensor, p float64, train bool, rng *rand.Rand) *Tensor {
 	if p < 0 || p > 1 {
 		panic(fmt.Sprintf("autograd: Dropout: probability %v outside [0, 1]", p))
 	}
 	if !train || p == 0 {
 		return x
+	}
+	if rng == nil {
+		panic("autograd: Dropout in training mode needs a random source (rng is nil)")
 	}
 	mask := ZerosLike(x)
 	if p < 1 {
