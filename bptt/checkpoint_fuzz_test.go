@@ -3,6 +3,7 @@ package bptt_test
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,12 +16,18 @@ import (
 //
 //	go test ./bptt -run '^$' -fuzz '^FuzzReadCheckpoint$' -fuzztime 60s
 func FuzzReadCheckpoint(f *testing.F) {
-	seed, err := os.ReadFile("testdata/checkpoint-tiny.json")
-	if err != nil {
-		f.Fatal(err)
+	seeds, err := filepath.Glob("testdata/checkpoint-*.json")
+	if err != nil || len(seeds) == 0 {
+		f.Fatalf("no checkpoint seeds in testdata (%v)", err)
 	}
-	f.Add(seed)
-	f.Add(seed[:len(seed)/2])
+	for _, p := range seeds {
+		seed, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(seed)
+		f.Add(seed[:len(seed)/2])
+	}
 	f.Add([]byte(`{"format":"dlca-checkpoint","version":1}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ck, err := bptt.ReadCheckpoint(bytes.NewReader(data))
@@ -47,6 +54,6 @@ func FuzzReadCheckpoint(f *testing.F) {
 			return
 		}
 		run := bptt.Run{Iterations: ck.Iterations, Seed: ck.Seed}
-		bptt.NewCheckpointer(t.TempDir()+"/c", 0, ck.Label, eng, &run, ck)
+		bptt.NewCheckpointer("never-written.ckpt", 0, ck.Label, eng, &run, ck)
 	})
 }
