@@ -17,7 +17,7 @@ func Progress(w io.Writer, tty bool) Observer {
 		if !tty && e.Iteration%every != 0 && !last && e.Iteration != 1 {
 			return
 		}
-		rate := float64(e.Iteration) / e.Elapsed.Seconds()
+		rate := float64(e.Iteration-e.Start) / e.Elapsed.Seconds()
 		eta := time.Duration(float64(e.Iterations-e.Iteration) / rate * float64(time.Second)).Round(time.Second)
 		line := fmt.Sprintf("iter %*d/%d  soft %9.3f  hard %5.0f  active %4d  %6.2f it/s  ETA %v",
 			len(fmt.Sprint(e.Iterations)), e.Iteration, e.Iterations, e.SoftLoss, e.HardLoss, e.ActiveGates, rate, eta)

@@ -26,6 +26,7 @@ type Event struct {
 	Metrics
 	Iterations int           // total planned
 	Elapsed    time.Duration // since training started
+	Start      int           // iterations done before Elapsed began (Run.Start)
 	Model      *dlca.Model
 	Batch      *Batch
 }
@@ -112,7 +113,7 @@ func Train(ctx context.Context, eng Engine, setup Setup, run Run) ([]Metrics, *d
 		met.Time = time.Since(t0)
 		all = append(all, met)
 		for _, o := range run.Observers {
-			o(Event{Metrics: met, Iterations: run.Iterations, Elapsed: time.Since(start), Model: before, Batch: b})
+			o(Event{Metrics: met, Iterations: run.Iterations, Elapsed: time.Since(start), Start: run.Start, Model: before, Batch: b})
 		}
 		if run.Stop != nil && run.Stop(met) {
 			break
