@@ -265,7 +265,7 @@ func NewCheckpointer(path string, every int, label string, eng Engine, run *Run,
 		if err := from.Resume(eng, run); err != nil {
 			return nil, err
 		}
-		k.iteration, k.saved = from.Iteration, from.Iteration
+		k.iteration = from.Iteration
 		k.metrics = append([]Metrics(nil), from.Metrics...)
 	}
 	if run.RNG == nil {
