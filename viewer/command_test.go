@@ -17,10 +17,7 @@ import (
 // does: user mistakes, a replay picture and a short live training run.
 func TestDlcaViewCommand(t *testing.T) {
 	needDisplay(t)
-	bin := filepath.Join(t.TempDir(), "dlca-view")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/dlca/dlca/cmd/dlca-view").CombinedOutput(); err != nil {
-		t.Fatalf("building dlca-view: %v\n%s", err, out)
-	}
+	bin := binary(t, "dlca-view")
 	dir := t.TempDir()
 	run := func(args ...string) (string, error) {
 		cmd := exec.Command(bin, args...)

@@ -42,30 +42,32 @@ func needDisplay(t *testing.T) {
 
 var (
 	buildOnce sync.Once
-	remoteBin string
+	binDir    string
 	buildErr  error
 )
 
-// remoteBinary builds viewer/internal/remote once per test run.
-func remoteBinary(t *testing.T) string {
+// binary returns the path of the named command, built with the other
+// (viewer/internal/remote and cmd/dlca-view) once per test run: one go
+// build links both at once.
+func binary(t *testing.T, name string) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "dlca-view-remote")
-		if err != nil {
-			buildErr = err
+		if binDir, buildErr = os.MkdirTemp("", "dlca-view-test"); buildErr != nil {
 			return
 		}
-		remoteBin = filepath.Join(dir, "remote")
-		out, err := exec.Command("go", "build", "-o", remoteBin, "github.com/dlca/dlca/viewer/internal/remote").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator),
+			"github.com/dlca/dlca/viewer/internal/remote", "github.com/dlca/dlca/cmd/dlca-view").CombinedOutput()
 		if err != nil {
-			buildErr = fmt.Errorf("building the remote viewer: %v\n%s", err, out)
+			buildErr = fmt.Errorf("building the viewer's commands: %v\n%s", err, out)
 		}
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
-	return remoteBin
+	return filepath.Join(binDir, name)
 }
+
+func remoteBinary(t *testing.T) string { return binary(t, "remote") }
 
 // remoteState mirrors the remote command's State.
 type remoteState struct {
