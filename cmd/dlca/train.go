@@ -68,7 +68,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	e.Seed = *seed
 	e.Model.Seed = *wiring
-	resumed, err := long.Resumed()
+	resumed, err := long.Resumed(e.Model)
 	if err != nil {
 		return err
 	}
