@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/dlca/dlca/dlca"
 )
 
 // LongRun holds a training command's settings for long runs: checkpoints,
@@ -37,8 +39,9 @@ func (o *LongRun) AddFlags(fs *flag.FlagSet) {
 
 // Resumed checks the flags and loads the -resume checkpoint, or returns nil
 // without one. Its model is the model to train, for its Iterations unless
-// told otherwise.
-func (o *LongRun) Resumed() (*Checkpoint, error) {
+// told otherwise; its config must be want but for the wiring seed (the
+// checkpoint holds the wiring).
+func (o *LongRun) Resumed(want dlca.Config) (*Checkpoint, error) {
 	if o.Recompute < 0 {
 		return nil, fmt.Errorf("-recompute %d: must not be negative (0 turns it off; about the square root of the steps saves the most memory)", o.Recompute)
 	}
@@ -53,7 +56,16 @@ func (o *LongRun) Resumed() (*Checkpoint, error) {
 	if o.Resume == "" {
 		return nil, nil
 	}
-	return LoadCheckpoint(o.Resume)
+	c, err := LoadCheckpoint(o.Resume)
+	if err != nil {
+		return nil, err
+	}
+	got := c.Model.Config
+	got.Seed = want.Seed
+	if got.String() != want.String() {
+		return nil, fmt.Errorf("%s: the checkpoint is of %q, whose model has config %v; this experiment's is %v: resume it as %q, with the dlca that started it", o.Resume, c.Label, c.Model.Config, want, c.Label)
+	}
+	return c, nil
 }
 
 // Prepare sets setup's recomputation and refuses, with a suggestion, a run

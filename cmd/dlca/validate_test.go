@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/dlca"
 )
 
 // TestMain lets the tests run this test binary as the dlca command: with
@@ -147,7 +149,8 @@ func TestBadInput(t *testing.T) {
 		{"resume missing", []string{"train", "-experiment", "checkerboard-small", "-resume", filepath.Join(dir, "none.ckpt"), "-out", out}, "cannot open checkpoint"},
 		{"resume a model file", []string{"train", "-experiment", "checkerboard-small", "-resume", good, "-out", out}, "not a checkpoint"},
 		{"resume truncated", []string{"train", "-experiment", "checkerboard-small", "-resume", truncatedCopy(t, ckpt, dir), "-out", out}, "truncated"},
-		{"resume as another experiment", []string{"train", "-experiment", "checkerboard", "-resume", ckpt, "-out", out}, `the checkpoint is of "checkerboard-small", not "checkerboard"`},
+		{"resume as another experiment", []string{"train", "-experiment", "checkerboard", "-resume", ckpt, "-out", out}, `the checkpoint is of "checkerboard-small"`},
+		{"resume a checkpoint of another model", []string{"train", "-experiment", "checkerboard-small", "-resume", foreignCheckpoint(t, good, dir), "-out", out}, "whose model has config {\"height\":4"},
 		{"resume with another seed", []string{"train", "-experiment", "checkerboard-small", "-seed", "5", "-resume", ckpt, "-out", out}, "seed 23, not 5"},
 		// Output directories.
 		{"output is a file", []string{"train", "-experiment", "checkerboard-small", "-out", notDir}, "cannot create the output directory"},
@@ -191,6 +194,27 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 	t.Logf("%d bad inputs tried", len(cases))
+}
+
+// foreignCheckpoint writes a checkpoint labelled as the small checkerboard
+// (seed 23) whose model is the model file at modelPath, of 2 channels.
+func foreignCheckpoint(t *testing.T, modelPath, dir string) string {
+	m, err := dlca.Load(modelPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := bptt.NewCPU(bptt.Setup{Model: m, Batch: 1, Steps: 1, LossChannels: []int{0}, Optimizer: bptt.PaperOptimizer(0.05)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt, _ := eng.OptimizerState()
+	rng, _ := rand.NewPCG(23, 1).MarshalBinary()
+	c := &bptt.Checkpoint{Label: "checkerboard-small", Seed: 23, Iterations: 5, Model: m, Optimizer: opt, RNG: rng}
+	path := filepath.Join(dir, "foreign.ckpt")
+	if err := c.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 func truncatedCopy(t *testing.T, path, dir string) string {
