@@ -59,7 +59,7 @@ func liveApp(ctx context.Context, f *flags, opt viewer.Options, note *string, st
 	if err := checkChannel(f, e.Model.Channels); err != nil {
 		return nil, "", err
 	}
-	resumed, err := f.long.Resumed()
+	resumed, err := f.long.Resumed(e.Model)
 	if err != nil {
 		return nil, "", err
 	}
