@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dlca/dlca/viewer"
 	"github.com/dlca/dlca/viewer/internal/toy"
@@ -272,4 +273,22 @@ func decodePNG(t *testing.T, path string) image.Image {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return img
+}
+
+// slowLife takes longer than a tick for every step.
+type slowLife struct{ *toy.Life }
+
+func (s slowLife) Step() {
+	time.Sleep(time.Second / viewer.TicksPerSecond)
+	s.Life.Step()
+}
+
+func TestSlowStepsAreDroppedNotOwed(t *testing.T) {
+	a := viewer.New(slowLife{toy.NewLife(4, 4, 1, 1)}, viewer.Options{Speed: 120})
+	a.Layout(640, 400)
+	update(t, a, make([]viewer.Tick, 10)...)
+	// 120 steps/s is 2 steps a tick, but one step already fills a tick.
+	if a.Steps() != 10 {
+		t.Errorf("%d steps in 10 ticks of slow steps, want 10 (one a tick)", a.Steps())
+	}
 }
