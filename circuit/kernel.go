@@ -11,9 +11,14 @@ import (
 // switch: one dispatch per gate per block instead of per word, so each word
 // costs one bitwise instruction plus its loads and store. This second
 // spelling of the ops is the simulator's hot path; TestKernelsMatchTruth
-// ties it to gates.Op.Truth on every corner.
+// ties it to gates.Op.Truth on every corner. On amd64 with AVX2 the
+// two-operand ops run as vector loops instead (kernel_amd64.s), four words
+// per instruction; the same test checks both.
 func applyOp(o gates.Op, dst, a, b []uint64) {
 	a, b = a[:len(dst)], b[:len(dst)]
+	if applyVector(o, dst, a, b) {
+		return
+	}
 	switch o {
 	case gates.False:
 		clear(dst)

@@ -1,6 +1,7 @@
 package circuit
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/dlca/dlca/gates"
@@ -34,22 +35,46 @@ func TestDerivedOpsMatchTruth(t *testing.T) {
 	}
 }
 
+// The gate loops, vector and Go, against Truth: every op, lengths around
+// the vector width, every bit of every word, and the word after dst left
+// alone.
 func TestKernelsMatchTruth(t *testing.T) {
-	// Bits 0..3 of a and b run through the four corners; the pattern
-	// repeats across the word so every bit position is checked.
-	const a, b uint64 = 0xcccccccccccccccc, 0xaaaaaaaaaaaaaaaa
-	for o := gates.Op(0); o < gates.NumOps; o++ {
-		dst := make([]uint64, 3)
-		applyOp(o, dst, []uint64{a, a, a}, []uint64{b, b, b})
-		w := o.Word(a, b)
-		for bit := 0; bit < 64; bit++ {
-			want := uint64(o.Truth(uint8(a>>bit&1), uint8(b>>bit&1)))
-			if w>>bit&1 != want {
-				t.Fatalf("%v.Word bit %d = %d, want %d", o, bit, w>>bit&1, want)
-			}
-			for i := range dst {
-				if dst[i]>>bit&1 != want {
-					t.Fatalf("applyOp(%v) word %d bit %d = %d, want %d", o, i, bit, dst[i]>>bit&1, want)
+	rng := rand.New(rand.NewPCG(1, 0))
+	saved := useVector
+	defer func() { useVector = saved }()
+	for _, vector := range []bool{false, true} {
+		if vector && !saved {
+			t.Log("this CPU has no vector loops: only the Go loops are checked")
+			continue
+		}
+		useVector = vector
+		for o := gates.Op(0); o < gates.NumOps; o++ {
+			for _, n := range []int{0, 1, 3, 4, 5, 8, 13, 64} {
+				a, b := make([]uint64, n+2), make([]uint64, n+2)
+				for i := range a {
+					a[i], b[i] = rng.Uint64(), rng.Uint64()
+				}
+				if n > 0 {
+					// Bits 0..3 of the first words run through the four corners.
+					a[0], b[0] = 0xcccccccccccccccc, 0xaaaaaaaaaaaaaaaa
+				}
+				const sentinel = 0x5a5a5a5a5a5a5a5a
+				dst := make([]uint64, n+1)
+				dst[n] = sentinel
+				applyOp(o, dst[:n], a, b)
+				if dst[n] != sentinel {
+					t.Fatalf("vector=%v %v, %d words: wrote past dst", vector, o, n)
+				}
+				for i := range n {
+					if w := o.Word(a[i], b[i]); dst[i] != w {
+						t.Fatalf("vector=%v %v, %d words: word %d = %x, gates.Op.Word gives %x", vector, o, n, i, dst[i], w)
+					}
+					for bit := 0; bit < 64; bit++ {
+						want := uint64(o.Truth(uint8(a[i]>>bit&1), uint8(b[i]>>bit&1)))
+						if dst[i]>>bit&1 != want {
+							t.Fatalf("vector=%v %v word %d bit %d = %d, Truth gives %d", vector, o, i, bit, dst[i]>>bit&1, want)
+						}
+					}
 				}
 			}
 		}
