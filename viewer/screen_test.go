@@ -348,6 +348,20 @@ func TestScreenShowsThePainterPicture(t *testing.T) {
 		expectGridOnScreen(t, got)
 	})
 
+	t.Run("resizing rescales the grid", func(t *testing.T) {
+		s.send(nil, "size 900 500")
+		var got remoteState
+		for deadline := time.Now().Add(5 * time.Second); got.Screen.X != 900 && time.Now().Before(deadline); {
+			s.send(nil, "tick 5")
+			got = s.state()
+		}
+		// 900 - 288 - 16 = 596 px across 10 columns, 500 - 16 = 484 px down 12 rows.
+		if got.Screen != image.Pt(900, 500) || got.View.Scale != min(596/10, 484/12) {
+			t.Fatalf("after resizing to 900x500: screen %v, scale %d", got.Screen, got.View.Scale)
+		}
+		expectGridOnScreen(t, got)
+	})
+
 	t.Run("screenshot key writes the screen", func(t *testing.T) {
 		s.send(nil, "tick 10")
 		before := s.state()

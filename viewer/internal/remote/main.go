@@ -10,6 +10,7 @@
 //	tick N          let N ticks pass with the current input
 //	key NAME        press a key for one tick (NAME as in viewer.Bindings: Space, N, P, ...)
 //	mouse X Y DOWN  move the pointer to screen pixel (X, Y), button held if DOWN is 1
+//	size W H        resize the window to W x H
 //	state           report the App's state (see State)
 //	quit            quit as the Escape key does
 package main
@@ -166,6 +167,14 @@ func (r *remote) run(a *viewer.App, cmd []string, in viewer.Tick) viewer.Input {
 		}
 		r.at, r.down = image.Pt(x, y), arg(cmd, 3) == "1"
 		in.At, in.Down, r.replyDue = r.at, r.down, true
+	case "size":
+		w, errW := strconv.Atoi(arg(cmd, 1))
+		h, errH := strconv.Atoi(arg(cmd, 2))
+		if errW != nil || errH != nil || w < 1 || h < 1 {
+			return fail("size wants W H")
+		}
+		ebiten.SetWindowSize(w, h)
+		r.replyDue = true
 	case "state":
 		r.out.Encode(state(a))
 	case "quit":
