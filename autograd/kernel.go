@@ -13,11 +13,13 @@ type Float interface{ ~float32 | ~float64 }
 // across goroutines; below it the loop runs on the calling goroutine.
 const parallelMin = 1 << 15
 
-// parallelFor calls body on the disjoint ranges [lo, hi) covering [0, n).
-// Large loops are split into one fixed-size chunk per CPU. Callers only use
-// it where every index writes its own outputs, so the result does not depend
-// on the split (each reduction is computed whole by one goroutine).
-func parallelFor(n int, body func(lo, hi int)) {
+// ParallelFor calls body on disjoint ranges [lo, hi) covering [0, n). Loops
+// of at least 32K iterations are split into one contiguous chunk per CPU;
+// smaller ones run on the calling goroutine. Use it only where each index
+// writes its own outputs (no sums across ranges), so that the result does
+// not depend on the split: this package computes every reduction whole
+// within one goroutine.
+func ParallelFor(n int, body func(lo, hi int)) {
 	parallelForCost(n, 1, body)
 }
 
@@ -45,7 +47,7 @@ func parallelForCost(n, cost int, body func(lo, hi int)) {
 
 // mapSlice sets dst[i] = f(src[i]), computing in float64.
 func mapSlice[T Float](dst, src []T, f func(float64) float64) {
-	parallelFor(len(dst), func(lo, hi int) {
+	ParallelFor(len(dst), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			dst[i] = T(f(float64(src[i])))
 		}
@@ -145,7 +147,7 @@ func binaryKernel[T Float](dst, a, b []T, shape, aShape, bShape []int, row rowFu
 		return
 	}
 	if sameShape(aShape, bShape) {
-		parallelFor(len(dst), func(lo, hi int) {
+		ParallelFor(len(dst), func(lo, hi int) {
 			row(dst[lo:hi], a[lo:hi], b[lo:hi], 1, 1)
 		})
 		return

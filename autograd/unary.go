@@ -36,7 +36,7 @@ func chainRule(g, x, y *Tensor, df func(x, y float64) float64) *Tensor {
 }
 
 func chainKernel[T Float](dst, g, x, y []T, df func(x, y float64) float64) {
-	parallelFor(len(dst), func(lo, hi int) {
+	ParallelFor(len(dst), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			dst[i] = T(float64(g[i]) * df(float64(x[i]), float64(y[i])))
 		}
@@ -202,7 +202,7 @@ func Where(mask, a, b *Tensor) *Tensor {
 }
 
 func whereKernel[T Float](dst, mask, a, b []T) {
-	parallelFor(len(dst), func(lo, hi int) {
+	ParallelFor(len(dst), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if mask[i] != 0 {
 				dst[i] = a[i]

@@ -91,20 +91,27 @@ func checkKind(want string, s State) error {
 }
 
 // apply runs kernel on the float32 or float64 storage of a parameter, its
-// gradient and its buffers.
+// gradient and its buffers, split over the CPUs for large parameters (each
+// element's update is independent, so the split does not change results).
 func apply(p, g *autograd.Tensor, bufs []*autograd.Tensor,
 	k32 func(p, g []float32, bufs [][]float32), k64 func(p, g []float64, bufs [][]float64)) {
 	if p.DType() == autograd.Float64 {
-		b := make([][]float64, len(bufs))
-		for i, t := range bufs {
-			b[i] = t.Data64()
-		}
-		k64(p.Data64(), g.Data64(), b)
+		applySplit(p.Data64(), g.Data64(), bufs, (*autograd.Tensor).Data64, k64)
 		return
 	}
-	b := make([][]float32, len(bufs))
+	applySplit(p.Data32(), g.Data32(), bufs, (*autograd.Tensor).Data32, k32)
+}
+
+func applySplit[T autograd.Float](p, g []T, bufs []*autograd.Tensor, data func(*autograd.Tensor) []T, kernel func(p, g []T, bufs [][]T)) {
+	all := make([][]T, len(bufs))
 	for i, t := range bufs {
-		b[i] = t.Data32()
+		all[i] = data(t)
 	}
-	k32(p.Data32(), g.Data32(), b)
+	autograd.ParallelFor(len(p), func(lo, hi int) {
+		part := make([][]T, len(all))
+		for i, b := range all {
+			part[i] = b[lo:hi]
+		}
+		kernel(p[lo:hi], g[lo:hi], part)
+	})
 }
