@@ -20,6 +20,14 @@ func painterOptions(f *flags) painter.Options {
 	return painter.Options{Channel: f.channel, RGB: f.rgb, GridLines: f.gridLines}
 }
 
+// colourTarget switches to RGB for an experiment whose target is a colour
+// picture (three loss channels, such as colour-g), unless -channel was given.
+func colourTarget(f *flags, e *experiments.Experiment, opt *viewer.Options) {
+	if len(e.LossChannels) >= 3 && !f.channelSet {
+		opt.View.RGB = true
+	}
+}
+
 // gridSize returns the grid the flags ask for, defaulting to h x w.
 func gridSize(f *flags, h, w int) (int, int) {
 	if f.size > 0 {
@@ -120,6 +128,7 @@ func liveApp(ctx context.Context, f *flags, opt viewer.Options, note *string, st
 			opt.History = append(opt.History, viewer.Losses{Soft: m.SoftLoss, Hard: m.HardLoss})
 		}
 	}
+	colourTarget(f, e, &opt)
 	opt.Title = fmt.Sprintf("training %s on %s", e.Name, device)
 	opt.RolloutSteps = e.Steps
 	return viewer.NewLive(ctx, tr, opt), "dlca-view: training " + e.Name, nil
@@ -144,6 +153,7 @@ func replayApp(f *flags, opt viewer.Options) (*viewer.App, string, error) {
 			return nil, "", fmt.Errorf("-experiment %s has %d channels, the model %d: pick the experiment the model was trained on", e.Name, e.Model.Channels, m.Config.Channels)
 		}
 		init = e.Init
+		colourTarget(f, e, &opt)
 	}
 	h, w := gridSize(f, m.Config.Height, m.Config.Width)
 	opt.Title = fmt.Sprintf("replay %s", filepath.Base(f.model))

@@ -44,6 +44,7 @@ type flags struct {
 	size, rows, cols                      int
 	hard, async, rgb, paused, gridLines   bool
 	channel, speed                        int
+	channelSet                            bool // -channel given: no automatic RGB
 	width, height                         int
 	shotAfter                             int
 	shotPath, shotDir                     string
@@ -68,7 +69,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.BoolVar(&f.hard, "hard", false, "start in hard mode (the circuit on bits)")
 	fs.BoolVar(&f.async, "async", false, "start with asynchronous steps")
 	fs.IntVar(&f.channel, "channel", 0, "channel shown")
-	fs.BoolVar(&f.rgb, "rgb", false, "show channels 0-2 as red, green, blue")
+	fs.BoolVar(&f.rgb, "rgb", false, "show channels 0-2 as red, green, blue (the default for experiments whose target has three channels, like colour-g)")
 	fs.BoolVar(&f.gridLines, "grid", false, "draw lines between cells")
 	fs.IntVar(&f.speed, "speed", 10, "steps per second")
 	fs.BoolVar(&f.paused, "paused", false, "start paused")
@@ -81,6 +82,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, errUsage
 	}
+	fs.Visit(func(fl *flag.Flag) { f.channelSet = f.channelSet || fl.Name == "channel" })
 	switch {
 	case fs.NArg() > 0:
 		return nil, fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0))
