@@ -50,13 +50,8 @@ type Conv2d struct {
 // torch.nn.Conv2d (uniform in ±1/√fan_in). It panics when groups do not
 // divide the channel counts.
 func NewConv2d(in, out, kernel int, cfg autograd.Conv2dConfig, bias bool, dtype autograd.DType, rng *rand.Rand) *Conv2d {
-	groups := max(cfg.Groups, 1)
-	if in <= 0 || out <= 0 || kernel <= 0 || in%groups != 0 || out%groups != 0 {
-		panic(fmt.Sprintf("nn: NewConv2d: %d -> %d channels, kernel %d, groups %d", in, out, kernel, groups))
-	}
-	c := &Conv2d{Weight: autograd.Zeros(dtype, out, in/groups, kernel, kernel), Config: cfg}
-	c.Bias = initConv(c.Weight, bias, rng)
-	return c
+	w, b := newConvParams("NewConv2d", in, out, cfg.Groups, []int{kernel, kernel}, bias, dtype, rng)
+	return &Conv2d{Weight: w, Bias: b, Config: cfg}
 }
 
 // Forward convolves x [N, in, H, W].
@@ -77,13 +72,8 @@ type Conv1d struct {
 // NewConv1d returns a Conv1d initialised as torch.nn.Conv1d. It panics when
 // groups do not divide the channel counts.
 func NewConv1d(in, out, kernel int, cfg autograd.Conv1dConfig, bias bool, dtype autograd.DType, rng *rand.Rand) *Conv1d {
-	groups := max(cfg.Groups, 1)
-	if in <= 0 || out <= 0 || kernel <= 0 || in%groups != 0 || out%groups != 0 {
-		panic(fmt.Sprintf("nn: NewConv1d: %d -> %d channels, kernel %d, groups %d", in, out, kernel, groups))
-	}
-	c := &Conv1d{Weight: autograd.Zeros(dtype, out, in/groups, kernel), Config: cfg}
-	c.Bias = initConv(c.Weight, bias, rng)
-	return c
+	w, b := newConvParams("NewConv1d", in, out, cfg.Groups, []int{kernel}, bias, dtype, rng)
+	return &Conv1d{Weight: w, Bias: b, Config: cfg}
 }
 
 // Forward convolves x [N, in, L].
@@ -94,19 +84,24 @@ func (c *Conv1d) Forward(x *autograd.Tensor) *autograd.Tensor {
 // Parameters returns the weight, then the bias if any.
 func (c *Conv1d) Parameters() []*autograd.Tensor { return params(c.Weight, c.Bias) }
 
-// initConv initialises a convolution weight as PyTorch does and returns the
-// bias (nil without one), both marked as requiring gradients.
-func initConv(w *autograd.Tensor, bias bool, rng *rand.Rand) *autograd.Tensor {
+// newConvParams returns a convolution's weight [out, in/groups, kernel...]
+// and bias [out] (nil without one), initialised as PyTorch does and marked
+// as requiring gradients. It panics, naming op, on sizes that do not fit.
+func newConvParams(op string, in, out, groups int, kernel []int, bias bool, dtype autograd.DType, rng *rand.Rand) (w, b *autograd.Tensor) {
+	groups = max(groups, 1)
+	if in <= 0 || out <= 0 || kernel[0] <= 0 || in%groups != 0 || out%groups != 0 {
+		panic(fmt.Sprintf("nn: %s: %d -> %d channels, kernel %v, groups %d", op, in, out, kernel, groups))
+	}
+	w = autograd.Zeros(dtype, append([]int{out, in / groups}, kernel...)...)
 	KaimingUniform(w, math.Sqrt(5), rng)
-	var b *autograd.Tensor
 	if bias {
 		fanIn, _ := fans(w)
 		bound := 1 / math.Sqrt(float64(fanIn))
-		b = autograd.Zeros(w.DType(), w.Size(0))
+		b = autograd.Zeros(dtype, out)
 		Uniform(b, -bound, bound, rng)
 	}
 	requireGrad(params(w, b))
-	return b
+	return w, b
 }
 
 func params(ts ...*autograd.Tensor) []*autograd.Tensor {
