@@ -22,7 +22,7 @@ var ErrQuit = errors.New("viewer: quit")
 // Options configure an App. The zero value is usable.
 type Options struct {
 	Title  string // first line of the side panel
-	Speed  int    // initial steps per second, rounded to a selectable speed; 0 means 10
+	Speed  int    // initial steps per second, rounded down to one of 1, 2, 5, 10, 20, 30, 60, 120; 0 means 10
 	Mode   Mode   // initial mode
 	Paused bool   // start paused
 	// View is the initial painting: channel, RGB, grid lines (Scale is

@@ -292,3 +292,12 @@ func TestSlowStepsAreDroppedNotOwed(t *testing.T) {
 		t.Errorf("%d steps in 10 ticks of slow steps, want 10 (one a tick)", a.Steps())
 	}
 }
+
+func TestInitialSpeedRoundsDown(t *testing.T) {
+	for _, c := range []struct{ asked, want int }{{0, 10}, {1, 1}, {7, 5}, {60, 60}, {500, 120}} {
+		a := viewer.New(toy.NewLife(2, 2, 1, 1), viewer.Options{Speed: c.asked})
+		if got := a.Speed(); got != c.want {
+			t.Errorf("speed %d became %d, want %d", c.asked, got, c.want)
+		}
+	}
+}
