@@ -16,8 +16,11 @@
 // cell's next state (any input or gate).
 //
 // Every op's bitwise form, its syntax in the exports and its simplification
-// rules derive from gates.Op.Truth (see ops.go); tests tie each derived
-// form back to it.
+// rules derive from gates.Op.Truth or the gates package's helpers (Word,
+// Expr; see ops.go); tests tie each derived form back to Truth. The one
+// hand-written spelling of the ops is the simulator's gate loops
+// (kernel.go, and their AVX2 form in kernel_amd64.s, which the purego
+// build tag turns off), checked against Truth on every bit.
 //
 // A Grid stores one bit plane per channel, each row packed into
 // ceil(W/64) uint64 words, cell x of a row in bit x%64 of word x/64. Bits
