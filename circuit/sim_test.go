@@ -68,16 +68,7 @@ func TestSimMatchesReference(t *testing.T) {
 						}
 						g := NewGrid(sz[0], sz[1], c)
 						g.Randomize(rng)
-						sim := NewSim(nl, b, workers)
-						got := NewGrid(g.H, g.W, g.C)
-						sim.Step(got, g)
-						if want := referenceStep(nl, g, b, nil); !got.Equal(want) {
-							t.Fatalf("sync step differs from reference")
-						}
-						sim.StepAsync(got, g, 0.6, 5, 3)
-						if want := referenceStep(nl, g, b, fireFunc(g.W, 0.6, 5, 3)); !got.Equal(want) {
-							t.Fatalf("async step differs from reference")
-						}
+						checkSteps(t, nl, g, b, workers)
 					})
 				}
 			}
@@ -218,11 +209,8 @@ func TestSimWireAndConstantOutputs(t *testing.T) {
 	g := NewGrid(4, 100, 2)
 	g.Randomize(rng)
 	for _, b := range []Boundary{Periodic, Zero} {
-		got := NewGrid(4, 100, 2)
-		NewSim(nl, b, 2).Step(got, g)
-		if want := referenceStep(nl, g, b, nil); !got.Equal(want) {
-			t.Fatalf("%v: differs from the reference", b)
-		}
+		checkSteps(t, nl, g, b, 2)
+		got := NewSim(nl, b, 2).Run(g, 1)
 		if got.Get(2, 99, 1) != 1 || got.Get(1, 1, 0) != g.Get(1, 0, 1) {
 			t.Fatalf("%v: wrong wire or constant", b)
 		}
@@ -238,14 +226,21 @@ func TestSimSharedOutputs(t *testing.T) {
 	nl.Outputs = []int32{nl.Outputs[0], nl.Outputs[0], nl.Outputs[0]}
 	g := NewGrid(5, 90, 3)
 	g.Randomize(rng)
-	sim := NewSim(nl, Periodic, 2)
-	got := NewGrid(5, 90, 3)
+	checkSteps(t, nl, g, Periodic, 2)
+}
+
+// checkSteps compares one synchronous and one asynchronous step of the
+// simulator from g with the reference.
+func checkSteps(t *testing.T, nl *Netlist, g *Grid, b Boundary, workers int) {
+	t.Helper()
+	sim := NewSim(nl, b, workers)
+	got := NewGrid(g.H, g.W, g.C)
 	sim.Step(got, g)
-	if want := referenceStep(nl, g, Periodic, nil); !got.Equal(want) {
+	if want := referenceStep(nl, g, b, nil); !got.Equal(want) {
 		t.Fatal("sync step differs from the reference")
 	}
-	sim.StepAsync(got, g, 0.5, 2, 1)
-	if want := referenceStep(nl, g, Periodic, fireFunc(g.W, 0.5, 2, 1)); !got.Equal(want) {
+	sim.StepAsync(got, g, 0.6, 5, 3)
+	if want := referenceStep(nl, g, b, fireFunc(g.W, 0.6, 5, 3)); !got.Equal(want) {
 		t.Fatal("async step differs from the reference")
 	}
 }
