@@ -120,7 +120,8 @@ type Training struct {
 	Engine bptt.Engine
 	Setup  bptt.Setup
 	Run    bptt.Run
-	// Sim builds the simulator of a model snapshot (the App resets it).
+	// Sim builds the simulator of a model snapshot (the App resets it);
+	// without it the App shows the figures and no grid.
 	Sim func(m *dlca.Model) Simulator
 	// Finish, if not nil, is called when bptt.Train returns, with the model
 	// trained so far and Train's error (context.Canceled when the viewer
@@ -134,12 +135,15 @@ type Training struct {
 func (t *Training) Train(ctx context.Context, observe func(Progress)) error {
 	run := t.Run
 	run.Observers = append(run.Observers[:len(run.Observers):len(run.Observers)], func(e bptt.Event) {
-		observe(Progress{
+		p := Progress{
 			Iter: e.Iteration, Iters: e.Iterations,
 			SoftLoss: e.SoftLoss, HardLoss: e.HardLoss, ActiveGates: e.ActiveGates,
-			Elapsed:  e.Elapsed,
-			Snapshot: func() Simulator { return t.Sim(e.Model) },
-		})
+			Elapsed: e.Elapsed,
+		}
+		if t.Sim != nil && e.Model != nil {
+			p.Snapshot = func() Simulator { return t.Sim(e.Model) }
+		}
+		observe(p)
 	})
 	_, m, err := bptt.Train(ctx, t.Engine, t.Setup, run)
 	switch {

@@ -35,6 +35,9 @@ func tinyTraining(dir string, opt viewer.Options) (*viewer.App, error) {
 			if !errors.Is(err, context.Canceled) {
 				return err
 			}
+			if m == nil {
+				return k.Save()
+			}
 			return errors.Join(k.Save(), m.Save(filepath.Join(dir, "model.json")))
 		},
 	}
