@@ -21,12 +21,17 @@ type node struct {
 }
 
 // noGradDepth counts the NoGrad scopes currently open; recording is off while
-// it is positive. It is process-wide, like torch.no_grad within one thread:
-// do not mix recording and non-recording goroutines.
+// it is positive.
 var noGradDepth atomic.Int32
 
 // NoGrad runs f with recording off: ops called inside f record no graph, so
 // their results never require gradients. Scopes nest.
+//
+// NOTE: the switch is process-wide (Go has no goroutine-local state): while
+// one goroutine is inside NoGrad, a training loop in another goroutine records
+// nothing either. To run a model for inference beside training, give it
+// detached parameters (Tensor.Detach) instead: ops on tensors that require no
+// gradient never record, whatever the mode.
 func NoGrad(f func()) {
 	noGradDepth.Add(1)
 	defer noGradDepth.Add(-1)
