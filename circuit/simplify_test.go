@@ -211,3 +211,24 @@ func TestEquivalentFindsMismatch(t *testing.T) {
 		t.Error("no error comparing netlists of different shapes")
 	}
 }
+
+// An output that differs on one input vector in 2^12 of a 72-input
+// netlist: random sampling would likely miss it, but the output depends on
+// 12 inputs only, so Equivalent tries all their assignments.
+func TestEquivalentEnumeratesSmallSupports(t *testing.T) {
+	and12 := &Netlist{NumInputs: 72}
+	prev := int32(0)
+	for i := int32(1); i < 12; i++ {
+		and12.Gates = append(and12.Gates, Gate{Op: gates.And, A: prev, B: i * 5})
+		prev = int32(72 + len(and12.Gates) - 1)
+	}
+	and12.Outputs = []int32{prev, 3}
+	never := &Netlist{NumInputs: 72, Gates: []Gate{{Op: gates.False}}, Outputs: []int32{72, 3}}
+	m, err := Equivalent(and12, never, 1, 1)
+	if err != nil || m == nil {
+		t.Fatalf("no mismatch found (err %v)", err)
+	}
+	if and12.Eval(m.Inputs)[0] != 1 || never.Eval(m.Inputs)[0] != 0 {
+		t.Errorf("mismatch %v is not one", m)
+	}
+}
