@@ -40,27 +40,29 @@ func coneOf(g Gate, a, b cone) cone {
 	if len(sup) > maxSupport {
 		return cone{big: true}
 	}
-	row := func(c cone, r int) uint8 {
-		// Pick c's inputs out of row r of the union support.
-		i := 0
-		for j, v := range c.support {
-			k, _ := slices.BinarySearch(sup, v)
-			i |= (r >> k & 1) << j
-		}
-		return bit(c.table[i])
-	}
 	t := make([]bool, 1<<len(sup))
 	for r := range t {
 		var x, y uint8
 		if dependsOnA(g.Op) {
-			x = row(a, r)
+			x = bit(a.at(sup, r))
 		}
 		if dependsOnB(g.Op) {
-			y = row(b, r)
+			y = bit(b.at(sup, r))
 		}
 		t[r] = g.Op.Truth(x, y) == 1
 	}
 	return cone{support: sup, table: t}
+}
+
+// at returns the cone's value at row r of a truth table over sup, a sorted
+// superset of its support.
+func (c cone) at(sup []int32, r int) bool {
+	i := 0
+	for j, v := range c.support {
+		k, _ := slices.BinarySearch(sup, v)
+		i |= (r >> k & 1) << j
+	}
+	return c.table[i]
 }
 
 // reduced drops from the cone the inputs its table does not actually
@@ -216,12 +218,7 @@ func resubstitute(b *builder, target cone, earlier []cone, newOf []int32, g Gate
 	expand := func(c cone) []uint64 {
 		t := make([]uint64, words)
 		for r := range rows {
-			i := 0
-			for j, v := range c.support {
-				k, _ := slices.BinarySearch(target.support, v)
-				i |= (r >> k & 1) << j
-			}
-			if c.table[i] {
+			if c.at(target.support, r) {
 				t[r/64] |= 1 << (r % 64)
 			}
 		}
