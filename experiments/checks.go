@@ -76,15 +76,16 @@ func forWrongCells(e *Experiment, s *dlca.Bits, hole int, f func(y, x int)) {
 	}
 }
 
-// farthestWrong returns how far (in cells, Chebyshev distance) the wrong
-// cells of s lie from the centre hole x hole square at most.
-func farthestWrong(e *Experiment, s *dlca.Bits, hole int) int {
+// nearestWrong returns the distance (in cells, Chebyshev) from the centre
+// hole x hole square to the nearest wrong cell of s: whether the damage
+// spoilt its surroundings or errors lie elsewhere. It assumes a wrong cell.
+func nearestWrong(e *Experiment, s *dlca.Bits, hole int) int {
 	lo, lox := (s.Height-hole)/2, (s.Width-hole)/2
-	far := 0
+	near := s.Height + s.Width
 	forWrongCells(e, s, hole, func(y, x int) {
-		far = max(far, lo-y, y-(lo+hole-1), lox-x, x-(lox+hole-1))
+		near = min(near, max(lo-y, y-(lo+hole-1), lox-x, x-(lox+hole-1)))
 	})
-	return far
+	return near
 }
 
 // checkerboardChecks are the paper's checks of a pattern-growing model: on a
@@ -99,7 +100,7 @@ func checkerboardChecks(size, steps, hole, healAfter int) []Check {
 			wrong := WrongCells(e, final, skip)
 			detail := fmt.Sprintf("%s: %d wrong cells", desc, wrong)
 			if wrong > 0 && skip > 0 {
-				detail += fmt.Sprintf(", all within %d cells of the hole", farthestWrong(e, final, skip))
+				detail += fmt.Sprintf(", the nearest %d cells from the hole", nearestWrong(e, final, skip))
 			}
 			return CheckResult{Name: name, Passed: wrong == 0, Wrong: wrong, Frames: frames, Detail: detail}
 		}}
