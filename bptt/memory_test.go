@@ -3,6 +3,7 @@ package bptt_test
 import (
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"strings"
 	"sync/atomic"
@@ -42,9 +43,14 @@ func TestEstimateMemoryCheckerboard(t *testing.T) {
 	}
 }
 
-// peakHeap runs f and returns the largest live heap seen while it ran, above
-// the live heap before it (sampled every 200 microseconds).
-func peakHeap(f func()) int64 {
+// peakHeap runs f and returns the largest heap seen while it ran, above the
+// live heap before it (sampled every 200 microseconds). With gcPercent > 0
+// it runs f under that GOGC, so that little garbage counts; otherwise
+// under the current one.
+func peakHeap(gcPercent int, f func()) int64 {
+	if gcPercent > 0 {
+		defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
+	}
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	read := func() int64 {
 		metrics.Read(sample)
@@ -90,7 +96,7 @@ func TestEstimateMemoryMatchesTheHeap(t *testing.T) {
 		s.Recompute = k
 		est := bptt.EstimateMemory(s, 8, 8)
 		var err error
-		peaks[i] = peakHeap(func() {
+		peaks[i] = peakHeap(5, func() {
 			eng, _ := bptt.NewCPU(s)
 			_, err = eng.Iterate(b)
 			runtime.KeepAlive(eng)
@@ -168,7 +174,7 @@ func BenchmarkRecompute(b *testing.B) {
 				s.Recompute = k
 				est := bptt.EstimateMemory(s, e.Model.Height, e.Model.Width)
 				var eng *bptt.CPU
-				peak := peakHeap(func() {
+				peak := peakHeap(0, func() {
 					eng, _ = bptt.NewCPU(s)
 					if _, err := eng.Iterate(batch); err != nil {
 						b.Fatal(err)
