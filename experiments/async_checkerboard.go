@@ -24,9 +24,38 @@ func init() {
 		LossChannels: []int{0},
 		Init:         RandomBits,
 		Target:       Checkerboard,
-		Checks: append(checkerboardChecks(56, 200, 20, 100),
-			robustnessCheck(64, 4000, 10)),
+		Checks: eitherPhase(append(checkerboardChecks(56, 200, 20, 100),
+			robustnessCheck(64, 4000, 10))...),
 	})
+}
+
+// eitherPhase returns checks that run each of cs against the checkerboard
+// and against its inverse and keep the result with fewer wrong cells. A rule
+// grown on 14x14 cells (7 squares a side, the same phase at every edge) may
+// anchor the pattern at any edge; on a grid with an even number of squares a
+// side, the phase seen from the bottom-right edge is the inverse of the one
+// seen from the top-left. Both are the pattern.
+func eitherPhase(cs ...Check) []Check {
+	out := make([]Check, len(cs))
+	for i, c := range cs {
+		out[i] = Check{Name: c.Name, Description: c.Description + " (either phase)", Run: func(e *Experiment, m *dlca.Model) CheckResult {
+			r := c.Run(e, m)
+			inv := *e
+			inv.Target = func(h, w int) []float32 {
+				t := e.Target(h, w)
+				for j := range t {
+					t[j] = 1 - t[j]
+				}
+				return t
+			}
+			if ri := c.Run(&inv, m); ri.Wrong < r.Wrong {
+				ri.Detail += " (against the inverted checkerboard)"
+				return ri
+			}
+			return r
+		}}
+	}
+	return out
 }
 
 // AsyncCheck runs a model trained synchronously asynchronously (each cell

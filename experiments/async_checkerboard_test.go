@@ -99,3 +99,31 @@ func TestAsyncCheck(t *testing.T) {
 		t.Fatalf("pass-through rule: %s, %d frames", r.Detail, len(r.Frames))
 	}
 }
+
+// TestEitherPhase: the wrapped check keeps the phase with fewer wrong cells
+// and says when it is the inverted one.
+func TestEitherPhase(t *testing.T) {
+	e, _ := Get("checkerboard-async")
+	// count returns a check whose wrong cells are the top-left 2x2 cells
+	// whose target is v: the checkerboard's top-left square is 0.
+	count := func(v float32) Check {
+		return Check{Name: "count", Run: func(e *Experiment, _ *dlca.Model) CheckResult {
+			n := 0
+			for _, x := range e.Target(2, 2) {
+				if x == v {
+					n++
+				}
+			}
+			return CheckResult{Name: "count", Wrong: n, Detail: "d"}
+		}}
+	}
+	for _, tc := range []struct {
+		v      float32
+		detail string
+	}{{1, "d"}, {0, "d (against the inverted checkerboard)"}} {
+		r := eitherPhase(count(tc.v))[0].Run(e, nil)
+		if r.Wrong != 0 || r.Detail != tc.detail {
+			t.Errorf("counting target cells = %v: %d wrong, detail %q; want 0 and %q", tc.v, r.Wrong, r.Detail, tc.detail)
+		}
+	}
+}
