@@ -42,7 +42,7 @@ func paperFor(name string) (paperFigures, bool) {
 
 // maxPictureBytes bounds the size of a picture copied next to RESULTS.md,
 // so that the page stays small enough to commit.
-const maxPictureBytes = 300 << 10
+const maxPictureBytes = 250 << 10
 
 // copyPictures copies the pictures of run directory dir (loss curve,
 // animations, plots) that are at most maxPictureBytes into imgDir, named

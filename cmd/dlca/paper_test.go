@@ -48,7 +48,7 @@ func TestCopyPictures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"(big.gif: 300 KB, not copied)", "![loss](" + filepath.Base(img) + "/x-loss.png)"}
+	want := []string{"(big.gif: 250 KB, not copied)", "![loss](" + filepath.Base(img) + "/x-loss.png)"}
 	if strings.Join(links, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("links %q, want %q", links, want)
 	}
