@@ -144,8 +144,9 @@ func (g *Grid) mustMatch(o *Grid, op string) {
 // FireMask fills dst (one row's words) with the asynchronous fire mask of
 // row y at the given step: bit x is set, with probability p quantised to
 // 1/65536, when cell x updates. The mask depends only on (seed, step, y),
-// never on how rows are split among workers: it is drawn from a SplitMix64
-// stream started from those three. Bits past w are zero.
+// never on how rows are split among workers: it is drawn from a wyrand
+// stream whose start SplitMix64 mixes from those three. Bits past w are
+// zero.
 func FireMask(dst []uint64, w int, p float64, seed uint64, step, y int) {
 	q := uint64(p*65536 + 0.5)
 	state := mix64(seed ^ mix64(uint64(step)<<32|uint64(uint32(y))))
@@ -159,8 +160,9 @@ func FireMask(dst []uint64, w int, p float64, seed uint64, step, y int) {
 			// ANDed in; starting from the least significant set bit this
 			// gives each bit of m the probability q/65536 exactly.
 			for j := bits.TrailingZeros64(q); j < 16; j++ {
-				state += 0x9e3779b97f4a7c15
-				r := mix64(state)
+				state += 0xa0761d6478bd642f // wyrand: one 128-bit product per word
+				hi, lo := bits.Mul64(state, state^0xe7037ed1a0b428db)
+				r := hi ^ lo
 				if q>>j&1 == 1 {
 					m |= r
 				} else {
@@ -176,7 +178,7 @@ func FireMask(dst []uint64, w int, p float64, seed uint64, step, y int) {
 }
 
 // mix64 is SplitMix64's output function, a bijection that scrambles
-// every input bit into every output bit.
+// every input bit into every output bit; it seeds the row's stream.
 func mix64(z uint64) uint64 {
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 	z = (z ^ z>>27) * 0x94d049bb133111eb
