@@ -7,7 +7,7 @@
 // groups, in increasing g.
 //
 // Entry point: main; workgroup size 64; a grid-stride loop over the elements
-// of gx, input-major.
+// of gx (input-major when shared, see the NOTE).
 // Bindings (group 0):
 //   0 uniform GateParams (Go: gateParams)
 //   1 storage read  wiring: array<u32>, [out][2] = (A[o], B[o])
@@ -45,13 +45,18 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let shared_x = params.x_group_stride == 0u;
     let x_groups = select(params.groups, 1u, shared_x);
     for (var i = gid.x; i < params.rows * x_groups * params.in_width; i += nwg.x * 64u) {
-        // NOTE: invocations are numbered input-major (i = j*rows*x_groups +
-        // rg) so that neighbouring invocations gather for the same input j,
-        // whose number of readers varies a lot (the centre of a perception
-        // kernel feeds all 8 gates of every group): they loop alike instead
-        // of all waiting for the one with the most readers.
-        let j = i / (params.rows * x_groups);
-        let rg = i % (params.rows * x_groups); // r * x_groups + gx_group
+        // NOTE: with a shared input, invocations are numbered input-major
+        // (i = j*rows + r) so that neighbouring invocations gather for the
+        // same input j, whose number of readers varies a lot there (the
+        // centre of a perception kernel feeds all 8 gates of every group):
+        // they loop alike instead of all waiting for the one with the most
+        // readers. Otherwise row-major keeps memory accesses together.
+        var j = i % params.in_width;
+        var rg = i / params.in_width; // r * x_groups + gx_group
+        if (shared_x) {
+            j = i / params.rows;
+            rg = i % params.rows;
+        }
         let r = rg / x_groups;
         var g_first = rg % x_groups;
         var g_end = g_first + 1u;
