@@ -17,7 +17,7 @@ func runList(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	for _, n := range experiments.Names() {
 		e, _ := experiments.Get(n)
-		fmt.Fprintf(stdout, "%-16s %s\n", n, e.Description)
+		fmt.Fprintf(stdout, "%-20s %s\n", n, e.Description)
 	}
 	return nil
 }
