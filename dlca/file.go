@@ -63,9 +63,13 @@ func (m *Model) Save(path string) error {
 }
 
 // WriteFileAtomic creates path with the bytes write produces, atomically
-// (temporary file, fsync, rename).
+// (temporary file, fsync, rename, fsync of the directory), with mode 0644. A
+// crash at any point leaves either the old file or the new one; temporary
+// files that an earlier crash (kill -9) left beside path are removed after a
+// successful write.
 func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	dir, pattern := filepath.Dir(path), "."+filepath.Base(path)+".tmp*"
+	tmp, err := os.CreateTemp(dir, pattern)
 	if err != nil {
 		return fmt.Errorf("dlca: cannot write %s: %w", path, err)
 	}
@@ -78,6 +82,11 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	if err = write(tmp); err != nil {
 		return fmt.Errorf("dlca: writing %s: %w", path, err)
 	}
+	// NOTE: CreateTemp makes the file 0600; a model or checkpoint is not
+	// secret, and other tools (viewers, scripts) must be able to read it.
+	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("dlca: writing %s: %w", path, err)
+	}
 	if err = tmp.Sync(); err != nil {
 		return fmt.Errorf("dlca: writing %s: %w", path, err)
 	}
@@ -86,6 +95,15 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	}
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("dlca: writing %s: %w", path, err)
+	}
+	if d, derr := os.Open(dir); derr == nil { // make the rename itself durable
+		d.Sync()
+		d.Close()
+	}
+	if stale, _ := filepath.Glob(filepath.Join(dir, pattern)); len(stale) > 0 {
+		for _, f := range stale {
+			os.Remove(f)
+		}
 	}
 	return nil
 }

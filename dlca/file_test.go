@@ -139,3 +139,30 @@ func TestFailedSaveKeepsOldFile(t *testing.T) {
 		t.Fatalf("%d entries in the directory, want only the old file", len(entries))
 	}
 }
+
+// A written file is readable by others (0644, not CreateTemp's 0600), and a
+// temporary file left by a save that was killed earlier is cleaned away.
+func TestSaveModeAndStaleTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "model.json")
+	stale := filepath.Join(dir, ".model.json.tmp123")
+	if err := os.WriteFile(stale, []byte("half a mod"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write([]byte("new")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mode := info.Mode().Perm(); mode != 0o644 {
+		t.Errorf("mode %v, want 0644", mode)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale temporary file is still there (stat error %v)", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "new" {
+		t.Errorf("file holds %q, want \"new\"", b)
+	}
+}
