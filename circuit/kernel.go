@@ -85,15 +85,40 @@ func applyOp(o gates.Op, dst, a, b []uint64) {
 // i of every sample (sample s in bit s), and out[j] receives output j. It
 // panics if the slices do not have NumInputs and len(Outputs) words.
 func (nl *Netlist) EvalWords(in, out []uint64) {
-	if len(in) != nl.NumInputs || len(out) != len(nl.Outputs) {
-		panic(fmt.Sprintf("circuit: EvalWords got %d input and %d output words, want %d and %d", len(in), len(out), nl.NumInputs, len(nl.Outputs)))
+	nl.EvalWordsScratch(in, out, make([]uint64, nl.NumValues()))
+}
+
+// EvalWordsScratch is EvalWords with the caller's scratch space for the
+// values, at least NumValues words, so that a loop evaluating one word after
+// another allocates nothing (dlca's hard step does, word by word).
+func (nl *Netlist) EvalWordsScratch(in, out, vals []uint64) {
+	if len(in) != nl.NumInputs || len(out) != len(nl.Outputs) || len(vals) < nl.NumValues() {
+		panic(fmt.Sprintf("circuit: EvalWords got %d input, %d output and %d scratch words, want %d, %d and at least %d", len(in), len(out), len(vals), nl.NumInputs, len(nl.Outputs), nl.NumValues()))
 	}
-	v := make([]uint64, nl.NumValues())
-	copy(v, in)
+	vals = vals[:nl.NumValues()]
+	copy(vals, in)
 	for k, g := range nl.Gates {
-		v[nl.NumInputs+k] = g.Op.Word(v[g.A], v[g.B])
+		a, b := vals[g.A], vals[g.B]
+		m := &truthMasks[g.Op&(gates.NumOps-1)]
+		vals[nl.NumInputs+k] = m[0]&^a&^b | m[1]&^a&b | m[2]&a&^b | m[3]&a&b
 	}
 	for j, o := range nl.Outputs {
-		out[j] = v[o]
+		out[j] = vals[o]
 	}
 }
+
+// truthMasks[o][2a+b] is all ones where op o outputs 1 for inputs a, b: the
+// truth table (gates.Op.Truth) as word masks, so that EvalWords evaluates
+// any op without a branch. Gate after gate the ops are random, and a switch
+// over them (gates.Op.Word) mispredicts on most gates; the simulator's
+// kernels avoid that differently, by applying one op to many words at once.
+var truthMasks = func() (t [gates.NumOps][4]uint64) {
+	for o := range gates.Op(gates.NumOps) {
+		for k := range 4 {
+			if o.Truth(uint8(k>>1), uint8(k&1)) == 1 {
+				t[o][k] = ^uint64(0)
+			}
+		}
+	}
+	return t
+}()
