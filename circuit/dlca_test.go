@@ -3,6 +3,7 @@ package circuit_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
@@ -10,17 +11,6 @@ import (
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/gates"
 )
-
-// fromDLCA converts dlca's plain netlist, which has the same fields as
-// circuit.Netlist (dlca does not import circuit and circuit never imports
-// dlca; only this external test sees both).
-func fromDLCA(d *dlca.Netlist) *circuit.Netlist {
-	nl := &circuit.Netlist{NumInputs: d.NumInputs, Outputs: append([]int32(nil), d.Outputs...)}
-	for _, g := range d.Gates {
-		nl.Gates = append(nl.Gates, circuit.Gate(g))
-	}
-	return nl
-}
 
 // learnedLike returns a model of cfg shaped like a trained one: every gate
 // passes a through, except active randomly chosen gates given a random op
@@ -85,13 +75,16 @@ func TestSimMatchesDLCAHardRollout(t *testing.T) {
 				start = toBits(toGrid(start)) // clears the bits past the last cell
 				want := toGrid(m.Circuit().Rollout(start, steps, dlca.HardOptions{Async: async, Seed: 5}))
 
-				nl := fromDLCA(m.Netlist())
+				nl := m.Netlist()
 				if len(nl.Gates) < 10 {
 					t.Fatalf("the model's circuit has only %d gates: the test would prove little", len(nl.Gates))
 				}
-				simple, _ := circuit.Simplify(nl)
+				simple, report := circuit.Simplify(nl)
 				if mm, err := circuit.Equivalent(nl, simple, 1024, 1); err != nil || mm != nil {
 					t.Fatalf("Simplify changed the model's rule: %v %v", mm, err)
+				}
+				if sections := sectionNames(report.Before); sections != "perception update all" {
+					t.Fatalf("the report counts sections %q, want perception update all", sections)
 				}
 				bound := circuit.Periodic
 				if b == dlca.Zero {
@@ -140,4 +133,13 @@ func fireGrid(fire []bool, h, w int) *circuit.Grid {
 		}
 	}
 	return g
+}
+
+// sectionNames lists the rows' sections, space-separated.
+func sectionNames(rows []circuit.OpCounts) string {
+	var names []string
+	for _, r := range rows {
+		names = append(names, r.Section)
+	}
+	return strings.Join(names, " ")
 }

@@ -22,7 +22,8 @@ type Gate struct {
 //
 // Its JSON form (WriteJSON, ReadNetlist) is {"num_inputs": N, "gates":
 // [{"op": 6, "a": 0, "b": 4}, ...], "outputs": [...], "labels": [...]},
-// ops numbered as in gates.Op; dlca.Netlist has the same fields.
+// ops numbered as in gates.Op. dlca.Model.Netlist extracts a trained
+// model's netlist, its gates labelled "perception" and "update".
 type Netlist struct {
 	NumInputs int     `json:"num_inputs"`
 	Gates     []Gate  `json:"gates"`
@@ -141,8 +142,8 @@ func (nl *Netlist) WriteJSON(w io.Writer) error {
 	return enc.Encode(nl)
 }
 
-// ReadNetlist reads a netlist written by WriteJSON (or dlca's netlist) and
-// checks that it is well formed.
+// ReadNetlist reads a netlist written by WriteJSON and checks that it is
+// well formed.
 func ReadNetlist(r io.Reader) (*Netlist, error) {
 	var nl Netlist
 	dec := json.NewDecoder(r)

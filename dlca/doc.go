@@ -37,8 +37,9 @@
 // definition the fused path is tested against (and finite differences test
 // both). Neighbourhood is the gather alone as an autograd op.
 //
-// The hard automaton (every gate its argmax op, on bits) is a Netlist, one
-// cell's flat circuit, run by Circuit on Bits, 64 cells per machine word.
+// The hard automaton (every gate its argmax op, on bits) is a
+// circuit.Netlist (Model.Netlist), one cell's flat circuit, run by Circuit on
+// Bits, 64 cells per machine word.
 // Model files are versioned JSON (Save, Load), described in
 // docs/model-format.md.
 //

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/circuit"
 )
 
 // Bits is a batch of hard states [Batch, Height, Width, Channels], stored as
@@ -83,7 +84,7 @@ func (s *Bits) Tensor(dtype autograd.DType) *autograd.Tensor {
 
 // Circuit is a hard model ready to run: its netlist and the grid rules.
 type Circuit struct {
-	Netlist  *Netlist
+	Netlist  *circuit.Netlist
 	Boundary Boundary
 	FireRate float64
 }
@@ -140,7 +141,7 @@ func (c *Circuit) Step(dst, src *Bits, fire []bool) {
 		wg.Go(func() {
 			nl := c.Netlist
 			in := make([]uint64, nl.NumInputs)
-			vals := make([]uint64, nl.NumInputs+len(nl.Gates))
+			vals := make([]uint64, nl.NumValues())
 			out := make([]uint64, g.Channels)
 			for w := wk * words / workers; w < (wk+1)*words/workers; w++ {
 				c.stepWord(dst, src, g, w, fire, in, vals, out)
@@ -177,7 +178,7 @@ func (c *Circuit) stepWord(dst, src *Bits, g grid, w int, fire []bool, in, vals,
 			}
 		}
 	}
-	c.Netlist.Eval(out, in, vals)
+	c.Netlist.EvalWordsScratch(in, out, vals)
 	for k := range ch {
 		dst.Planes[k][w] = (out[k]&fired | src.Planes[k][w]&^fired) & valid
 	}

@@ -85,20 +85,3 @@ func ExampleModel_Netlist() {
 	fmt.Println(nl.NumInputs, len(nl.Gates), len(nl.Outputs), nl.Outputs[0] < int32(nl.NumInputs))
 	// Output: 18 0 2 true
 }
-
-// Every op, evaluated by Netlist.Eval, agrees with gates.Op.Word on random
-// words.
-func TestNetlistEvalEveryOp(t *testing.T) {
-	rng := rand.New(rand.NewPCG(8, 8))
-	for o := range gates.Op(gates.NumOps) {
-		nl := &Netlist{NumInputs: 2, Gates: []Gate{{Op: o, A: 0, B: 1}}, Outputs: []int32{2}}
-		for range 10 {
-			in := []uint64{rng.Uint64(), rng.Uint64()}
-			out := make([]uint64, 1)
-			nl.Eval(out, in, make([]uint64, 3))
-			if want := o.Word(in[0], in[1]); out[0] != want {
-				t.Fatalf("%v(%x, %x) = %x, want %x", o, in[0], in[1], out[0], want)
-			}
-		}
-	}
-}
