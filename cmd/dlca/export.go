@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/dlca/dlca/circuit"
+	"github.com/dlca/dlca/dlca"
+)
+
+// runExport writes a saved model's hard circuit as Verilog, C, DigitalJS,
+// Graphviz DOT or netlist JSON, simplified unless -simplify=false.
+func runExport(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("dlca export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	model := fs.String("model", "", "model file (required)")
+	format := fs.String("format", "verilog", "verilog, c, digitaljs, dot or json")
+	out := fs.String("o", "", "output file (required; written atomically)")
+	name := fs.String("name", "rule", "module, function and graph name (an identifier)")
+	simplify := fs.Bool("simplify", true, "simplify the circuit first and print the gate counts per network")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0))
+	case *model == "":
+		return fmt.Errorf("-model is required: the model file to export")
+	case *out == "":
+		return fmt.Errorf("-o is required: the file to write")
+	}
+	f, err := circuit.ParseFormat(*format)
+	if err != nil {
+		return err
+	}
+	m, err := dlca.Load(*model)
+	if err != nil {
+		return err
+	}
+	nl := m.Netlist()
+	if *simplify {
+		var report circuit.Report
+		nl, report = circuit.Simplify(nl)
+		fmt.Fprint(stdout, report)
+	}
+	// On an error (a -name that is no identifier, say) WriteFileAtomic
+	// removes its temporary file: nothing is left behind.
+	if err := dlca.WriteFileAtomic(*out, func(w io.Writer) error { return circuit.Write(w, nl, f, *name) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d gates, %v)\n", *out, len(nl.Gates), f)
+	return nil
+}
