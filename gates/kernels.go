@@ -20,18 +20,34 @@ type Dims struct {
 }
 
 // XLen returns the number of elements of the input x.
-func (d Dims) XLen() int {
-	if d.SharedInput {
-		return d.Rows * d.In
-	}
-	return d.Rows * d.Groups * d.In
-}
+func (d Dims) XLen() int { return d.Rows * d.inputs() }
 
 // YLen returns the number of elements of the output y.
 func (d Dims) YLen() int { return d.Rows * d.Groups * d.Out }
 
 // Gates returns the number of gates, Groups*Out.
 func (d Dims) Gates() int { return d.Groups * d.Out }
+
+// inputs returns the number of inputs in one row of x (In when shared,
+// Groups*In otherwise): the input features of the feature-major layout.
+func (d Dims) inputs() int {
+	if d.SharedInput {
+		return d.In
+	}
+	return d.Groups * d.In
+}
+
+// operands returns the inputs that gate k of the Groups*Out (group-major)
+// reads as a and b, numbered as in inputs: input j of group g is g*In + j
+// unless the input is shared.
+func (d Dims) operands(w Wiring, k int) (a, b int) {
+	g, j := k/d.Out, k%d.Out
+	a, b = int(w.A[j]), int(w.B[j])
+	if !d.SharedInput {
+		a, b = a+g*d.In, b+g*d.In
+	}
+	return a, b
+}
 
 // check panics, naming op, unless w is a wiring of d.Out gates over d.In
 // inputs and x, y (or dL/dy) and coeffs have the lengths d gives them.

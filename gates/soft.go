@@ -90,11 +90,18 @@ func BackwardSoft[F Float](dx []F, sums []float64, g, x, coeffs []F, w Wiring, r
 		}
 	})
 	if sums != nil {
-		clear(sums)
-		for c := range chunks {
-			for i, v := range partial[c*4*gates : (c+1)*4*gates] {
-				sums[i] += v
-			}
+		addChunks(sums, partial)
+	}
+}
+
+// addChunks sets sums to the sum of the chunks' partial sums (partial holds
+// one len(sums) run per chunk), added in chunk order so that the result
+// does not depend on which worker computed which chunk.
+func addChunks(sums, partial []float64) {
+	clear(sums)
+	for c := 0; c < len(partial); c += len(sums) {
+		for i, v := range partial[c : c+len(sums)] {
+			sums[i] += v
 		}
 	}
 }
@@ -123,20 +130,13 @@ type rowPlan[F Float] struct {
 
 func newRowPlan[F Float](coeffs []F, w Wiring, d Dims) *rowPlan[F] {
 	n := d.Gates()
-	p := &rowPlan[F]{in: d.In, ab: make([]uint64, n),
+	p := &rowPlan[F]{in: d.inputs(), ab: make([]uint64, n),
 		c0: make([]F, n), c1: make([]F, n), c2: make([]F, n), c3: make([]F, n)}
-	if !d.SharedInput {
-		p.in = d.Groups * d.In
-	}
 	for i := range n {
-		grp, k := i/d.Out, i%d.Out
-		off := int32(0)
-		if !d.SharedInput {
-			off = int32(grp * d.In)
-		}
+		a, b := d.operands(w, i)
 		// NOTE: one word per gate for both indices keeps the kernels' loops
 		// within the registers (a second slice made the compiler spill).
-		p.ab[i] = uint64(w.A[k]+off) | uint64(w.B[k]+off)<<32
+		p.ab[i] = uint64(a) | uint64(b)<<32
 		p.c0[i], p.c1[i], p.c2[i], p.c3[i] = coeffs[4*i], coeffs[4*i+1], coeffs[4*i+2], coeffs[4*i+3]
 	}
 	return p
