@@ -65,26 +65,30 @@ func (m *Model) coefficients() []*autograd.Tensor {
 	return cs
 }
 
-// plan is what every step of a rollout shares: the layers in feature-major
-// form and the number of rows each runs over (cells*C for perception, whose
-// row c*cells + cell is channel c of a cell; cells for the update network).
+// plan is what every step of a rollout shares: the layers as the gates
+// package's feature-major kernels take them. Perception runs over cells*C
+// rows (row c*cells + cell is channel c of a cell), the update network over
+// cells rows.
 type plan struct {
 	m      *Model
 	g      grid
 	layers []fmLayer // Layers order
-	rows   []int
+}
+
+// fmLayer is a gate layer for gates.ForwardSoftFM and BackwardSoftFM.
+type fmLayer struct {
+	w gates.Wiring
+	d gates.Dims
 }
 
 func newPlan(m *Model, g grid) *plan {
 	p := &plan{m: m, g: g}
 	n, c := g.cells(), m.Config.Channels
 	for i, l := range m.Perception {
-		p.layers = append(p.layers, fmLayer{groups: l.Groups, in: l.In, out: l.Out, shared: i == 0, w: l.Wiring})
-		p.rows = append(p.rows, n*c)
+		p.layers = append(p.layers, fmLayer{l.Wiring, gates.Dims{Rows: n * c, Groups: l.Groups, In: l.In, Out: l.Out, SharedInput: i == 0}})
 	}
 	for _, l := range m.Update {
-		p.layers = append(p.layers, fmLayer{groups: 1, in: l.In, out: l.Out, w: l.Wiring})
-		p.rows = append(p.rows, n)
+		p.layers = append(p.layers, fmLayer{l.Wiring, gates.Dims{Rows: n, Groups: 1, In: l.In, Out: l.Out, SharedInput: true}})
 	}
 	return p
 }
@@ -104,8 +108,8 @@ func newActivations[F gates.Float](p *plan) *activations[F] {
 		nb:  make([]F, p.g.cells()*p.g.Channels*NeighbourhoodSize),
 		uin: make([]F, p.g.cells()*p.m.Config.UpdateInputs()),
 	}
-	for i, l := range p.layers {
-		a.layers = append(a.layers, make([]F, l.gates()*p.rows[i]))
+	for _, l := range p.layers {
+		a.layers = append(a.layers, make([]F, l.d.YLen()))
 	}
 	return a
 }
@@ -116,7 +120,7 @@ func (a *activations[F]) fits(p *plan) bool {
 		return false
 	}
 	for i, l := range p.layers {
-		if len(a.layers[i]) != l.gates()*p.rows[i] {
+		if len(a.layers[i]) != l.d.YLen() {
 			return false
 		}
 	}

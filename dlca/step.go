@@ -35,7 +35,7 @@ func (op *stepOp[F]) Forward(in []*autograd.Tensor) *autograd.Tensor {
 			assembleUpdateInput(a.uin, state, x, cells, c, cfg.Kernels, cfg.PerceptionBits())
 			x = a.uin
 		}
-		forwardFM(a.layers[i], x, data[F](in[1+i]), l, p.rows[i])
+		gates.ForwardSoftFM(a.layers[i], x, data[F](in[1+i]), l.w, l.d)
 		x = a.layers[i]
 	}
 	out := autograd.Zeros(in[0].DType(), in[0].Shape()...)
@@ -84,11 +84,12 @@ func (op *stepOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *a
 			x = a.layers[i-1]
 		}
 		dx := op.buffer(len(x), g)
+		l := p.layers[i]
 		var sums []float64
 		if in[1+i].RequiresGrad() {
-			sums = make([]float64, 4*p.layers[i].gates())
+			sums = make([]float64, 4*l.d.Gates())
 		}
-		backwardFM(dx, sums, g, x, data[F](in[1+i]), p.layers[i], p.rows[i])
+		gates.BackwardSoftFM(dx, sums, g, x, data[F](in[1+i]), l.w, l.d)
 		if sums != nil {
 			t := autograd.ZerosLike(in[1+i])
 			for j, v := range sums {
@@ -109,7 +110,7 @@ func (op *stepOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *a
 }
 
 // buffer returns a gradient buffer of n elements that is not busy (busy is
-// the one in use). Its contents are stale: backwardFM overwrites it.
+// the one in use). Its contents are stale: gates.BackwardSoftFM overwrites it.
 func (op *stepOp[F]) buffer(n int, busy []F) []F {
 	for i, b := range op.scratch {
 		if cap(b) > 0 && &b[:1][0] == &busy[:1][0] {
