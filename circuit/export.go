@@ -63,11 +63,40 @@ func Write(w io.Writer, nl *Netlist, f Format, name string) error {
 // identifier matches names valid as C functions and Verilog modules.
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// reserved holds the keywords of Verilog-2005 and C11, which cannot name a
+// module or function. One set serves every format, so that a name that
+// exports to one language exports to all.
+var reserved = func() map[string]bool {
+	words := strings.Fields(`
+		always and assign automatic begin buf bufif0 bufif1 case casex casez cell cmos config
+		deassign default defparam design disable edge else end endcase endconfig endfunction
+		endgenerate endmodule endprimitive endspecify endtable endtask event for force forever
+		fork function generate genvar highz0 highz1 if ifnone incdir include initial inout input
+		instance integer join large liblist library localparam macromodule medium module nand
+		negedge nmos nor noshowcancelled not notif0 notif1 or output parameter pmos posedge
+		primitive pull0 pull1 pulldown pullup pulsestyle_ondetect pulsestyle_onevent rcmos real
+		realtime reg release repeat rnmos rpmos rtran rtranif0 rtranif1 scalared showcancelled
+		signed small specify specparam strong0 strong1 supply0 supply1 table task time tran
+		tranif0 tranif1 tri tri0 tri1 triand trior trireg unsigned use uwire vectored wait wand
+		weak0 weak1 while wire wor xnor xor
+		auto break char const continue do double enum extern float goto inline int long register
+		restrict return short sizeof static struct switch typedef union void volatile
+		_Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn _Static_assert _Thread_local`)
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}()
+
 // checkExport validates what every exporter needs: a name usable as an
 // identifier in the target languages and a well-formed CA netlist.
 func checkExport(nl *Netlist, name, format string) error {
 	if !identifier.MatchString(name) {
 		return fmt.Errorf("circuit: %s export: name %q is not an identifier (use letters, digits and _, not starting with a digit)", format, name)
+	}
+	if reserved[name] {
+		return fmt.Errorf("circuit: %s export: name %q is a reserved word of Verilog or C; choose another, such as %q", format, name, name+"_rule")
 	}
 	if err := nl.Validate(); err != nil {
 		return fmt.Errorf("circuit: %s export: %w", format, err)

@@ -193,6 +193,15 @@ func TestExportRejectsBadInput(t *testing.T) {
 	if err := WriteVerilog(&buf, &Netlist{NumInputs: 4, Outputs: []int32{0}}, "ok"); err == nil {
 		t.Error("WriteVerilog accepted a netlist that is not a CA rule")
 	}
+	// Keywords of either language would make output the compilers reject
+	// (iverilog fails on "module cell", gcc on "void int(...)").
+	for _, name := range []string{"cell", "module", "wire", "int", "static", "void"} {
+		for _, f := range []Format{Verilog, C, DOT} { // DigitalJS documents carry no name
+			if err := Write(&buf, LifeCircuit(), f, name); err == nil || !strings.Contains(err.Error(), "reserved") {
+				t.Errorf("%v export of name %q: error %v, want a reserved-word error", f, name, err)
+			}
+		}
+	}
 }
 
 // The grid wrapper synthesizes: Yosys maps it to gates and exactly one
