@@ -49,7 +49,7 @@ func runResults(_ context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("%s: run.json is damaged: %w", dir, err)
 		}
 		if *img != "" {
-			links, err := copyPictures(dir, *img, filepath.Dir(*out), fmt.Sprintf("%s-seed%d", r.Experiment, r.Seed))
+			links, err := copyPictures(dir, *img, filepath.Dir(*out), fmt.Sprintf("%s-seed%d-wiring%d", r.Experiment, r.Seed, r.WiringSeed))
 			if err != nil {
 				return err
 			}
@@ -108,7 +108,7 @@ func writeResults(w io.Writer, runs []runRecord, pictures map[int][]string) {
 	fmt.Fprintln(w, "## Pictures")
 	for _, i := range order {
 		if links := pictures[i]; len(links) > 0 {
-			fmt.Fprintf(w, "\n### %s, seed %d\n\n%s\n", runs[i].Experiment, runs[i].Seed, strings.Join(links, "\n"))
+			fmt.Fprintf(w, "\n### %s, batch seed %d, wiring seed %d\n\n%s\n", runs[i].Experiment, runs[i].Seed, runs[i].WiringSeed, strings.Join(links, "\n"))
 		}
 	}
 }
