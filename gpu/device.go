@@ -54,6 +54,7 @@ func init() {
 // DirectX 12 backend listed first wins. It requests the adapter's own limits.
 // Open returns ErrNoAdapter when there is none.
 func Open() (*Device, error) {
+	quietRuntimeDir()
 	// NOTE: webgpu v0.23.0 also mallocs the native limits it sends with the
 	// device request without initialising maxNonSamplerBindings, so a
 	// request can fail on garbage; a fresh instance gets a fresh try.
@@ -65,6 +66,22 @@ func Open() (*Device, error) {
 		}
 	}
 	return nil, err
+}
+
+// quietRuntimeDir points XDG_RUNTIME_DIR at the temporary directory when it
+// is unset or names no directory (a headless server, CI, a container).
+//
+// NOTE: Mesa's Vulkan window-system code prints "XDG_RUNTIME_DIR is invalid or
+// not set" to stderr once per instance and adapter without one, although a
+// headless compute device never uses it: several lines of noise in every
+// command. A user's own working setting is kept.
+func quietRuntimeDir() {
+	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
+		if info, err := os.Stat(dir); err == nil && info.IsDir() {
+			return
+		}
+	}
+	os.Setenv("XDG_RUNTIME_DIR", os.TempDir())
 }
 
 // openAttempts bounds Open's retries of a refused device request.

@@ -17,6 +17,7 @@ import (
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/gpu"
 )
 
 // runRecord is what train saves next to the model (run.json): enough to
@@ -43,7 +44,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	iters := fs.Int("iterations", 0, "training iterations (0 = the paper's)")
 	seed := fs.Uint64("seed", 23, "seed of the batches")
 	wiring := fs.Uint64("wiring-seed", 23, "seed of the wiring")
-	device := fs.String("device", "cpu", "where to train: cpu")
+	device := fs.String("device", "cpu", "where to train: "+gpu.Devices+" (auto: a hardware GPU if there is one, else the CPU)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	var long bptt.LongRun // checkpoints, -resume, -max-memory, -recompute (bptt/checkpoint_cmd.go)
 	long.AddFlags(fs)
@@ -97,7 +98,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := long.Prepare(&setup, e.Model.Height, e.Model.Width); err != nil {
 		return err
 	}
-	eng, err := newEngine(*device, setup)
+	eng, chosen, err := gpu.SelectEngine(*device, setup, stderr)
 	if err != nil {
 		return err
 	}
@@ -118,7 +119,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return long.Stopped(err, fmt.Sprintf("dlca train -experiment %s -seed %d -out %s", e.Name, *seed, *out))
 	}
 	metrics = long.Metrics(metrics)
-	rec := runRecord{Experiment: e.Name, Seed: *seed, WiringSeed: *wiring, Iterations: e.Iterations, Device: *device, Machine: machineDescription(),
+	rec := runRecord{Experiment: e.Name, Seed: *seed, WiringSeed: *wiring, Iterations: e.Iterations, Device: chosen, Machine: machineDescription(),
 		WallSeconds: time.Since(start).Seconds(), Metrics: metrics}
 	for _, m := range metrics {
 		if m.HardLoss == 0 && rec.FirstHard0 == 0 {
@@ -142,15 +143,6 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *out)
 	return nil
-}
-
-// newEngine returns the training engine for a -device value.
-func newEngine(device string, setup bptt.Setup) (bptt.Engine, error) {
-	switch device {
-	case "cpu":
-		return bptt.NewCPU(setup)
-	}
-	return nil, fmt.Errorf("-device %q: unknown device (available: cpu)", device)
 }
 
 func passFail(ok bool) string {
