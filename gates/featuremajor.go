@@ -5,46 +5,65 @@ import "fmt"
 // Feature-major kernels. ForwardSoftFM and BackwardSoftFM compute what
 // ForwardSoft and BackwardSoft compute, on the transposed layout:
 //
-//	x   [inputs][Rows]   inputs = In when shared, Groups*In otherwise
-//	                      (input j of group g is feature g*In + j)
-//	y   [Groups*Out][Rows]  (gate k of group g is feature g*Out + k)
+//	x   [inputs][Rows]      inputs = In when shared, Groups*In otherwise
+//	                        (input j of group g is feature g*In + j)
+//	y   [Groups*Out][Rows]  gate j of group g is feature g*Out + j
 //
 // Coefficients and sums are laid out as for the row-major kernels. A gate
-// then streams three contiguous vectors (its a, its b, its output) and the
-// backward pass keeps the gate's four sums in registers. On wide layers over
-// a few hundred rows (the cellular automaton's update network) this is about
-// 2.4 times faster than the row-major kernels; the row-major ones suit
+// streams three contiguous vectors (its a, its b, its output) and the
+// backward pass keeps the gate's four sums in registers and adds its input
+// gradients straight into dx, with no reverse index. On a 256-gate layer
+// over 512 rows this is 1.7 times (forward) and 2.2 times (backward) faster
+// than the row-major kernels (docs/perf/gates.md); the row-major ones suit
 // autograd tensors, whose rows are the batch.
 
-// fmBlockRows is the number of rows one worker takes at a time in the
-// feature-major kernels, whatever the layer's shape or the number of
-// workers: the backward pass sums a block's rows in F and the blocks in
-// float64 in block order, so the block size fixes the result's rounding.
+// fmBlockRows is the number of rows over which the feature-major backward
+// pass sums in F, whatever the layer's shape or the number of workers: the
+// blocks' sums are then added in float64 in block order, so the block size
+// fixes the result's rounding.
 const fmBlockRows = 128
+
+// fmMaxSpan is the most blocks one worker takes at a time. Each gate then
+// streams up to fmMaxSpan*fmBlockRows contiguous rows of its vectors, which
+// the hardware prefetches better than one block's 512 bytes.
+const fmMaxSpan = 8
+
+// fmSpan returns how many blocks make one worker's span: the blocks shared
+// evenly by the workers, at most fmMaxSpan. Results do not depend on it
+// (sums are kept per block, and each dx element is summed in gate order
+// whatever span holds its row), so it may depend on the number of workers.
+func fmSpan(blocks int) int {
+	return max(1, min(fmMaxSpan, ceilDiv(blocks, workers(blocks))))
+}
+
+// forSpans calls f(lo, hi, b0, b1) for every span of rows [lo, hi), which
+// is blocks [b0, b1), spread over the workers.
+func forSpans(rows int, f func(lo, hi, b0, b1 int)) {
+	blocks := ceilDiv(rows, fmBlockRows)
+	span := fmSpan(blocks)
+	forChunks(ceilDiv(blocks, span), func(_, sp int) {
+		b0, b1 := sp*span, min(blocks, (sp+1)*span)
+		f(b0*fmBlockRows, min(rows, b1*fmBlockRows), b0, b1)
+	})
+}
 
 // ForwardSoftFM is ForwardSoft on feature-major arrays: for every gate k of
 // the Groups*Out and row r,
 //
 //	y[k][r] = c0 + c1*a + c2*b + c3*a*b,   c = coeffs[k,:],
 //
-// a and b being the input features that w wires to k. Blocks of rows are
+// a and b being the input features that w wires to k. Spans of rows are
 // processed in parallel. It panics if the lengths disagree with d.
 func ForwardSoftFM[F Float](y, x, coeffs []F, w Wiring, d Dims) {
 	d.check("ForwardSoftFM", w, len(x), len(y), len(coeffs))
 	rows := d.Rows
-	forChunks(ceilDiv(rows, fmBlockRows), func(_, blk int) {
-		lo, hi := blk*fmBlockRows, min(rows, (blk+1)*fmBlockRows)
-		for k := range d.Gates() {
-			fa, fb := d.operands(w, k)
-			xa := x[fa*rows+lo : fa*rows+hi]
-			xb := x[fb*rows+lo : fb*rows+hi]
-			yk := y[k*rows+lo : k*rows+hi]
-			xb, yk = xb[:len(xa)], yk[:len(xa)]
-			c := coeffs[4*k : 4*k+4]
-			c0, c1, c2, c3 := c[0], c[1], c[2], c[3]
-			for r, a := range xa {
-				b := xb[r]
-				yk[r] = c0 + a*(c1+c3*b) + c2*b
+	forSpans(rows, func(lo, hi, _, _ int) {
+		for g := range d.Groups {
+			for j := range d.Out {
+				k := g*d.Out + j
+				fa, fb := d.operands(w, g, j)
+				c := coeffs[4*k : 4*k+4]
+				forwardGateFM(y[k*rows+lo:k*rows+hi], x[fa*rows+lo:fa*rows+hi], x[fb*rows+lo:fb*rows+hi], c[0], c[1], c[2], c[3])
 			}
 		}
 	})
@@ -53,14 +72,13 @@ func ForwardSoftFM[F Float](y, x, coeffs []F, w Wiring, d Dims) {
 // BackwardSoftFM is ForwardSoftFM's backward pass. Given g = dL/dy
 // ([Groups*Out][Rows]) it writes dx = dL/dx (x's layout, overwritten) and,
 // unless sums is nil, the four sums per gate over the rows, as BackwardSoft
-// does. Rows are cut into blocks of a fixed size, each the work of one
-// goroutine over all the layer's features, so each dx element is the sum of
-// its readers' terms in gate order (the order of BackwardSoft's reverse
-// index) with no reverse index and no two goroutines writing one element.
-// The sums run in F over a block (128 rows, in two chains of alternate
-// rows), then in float64 added in block order: the result does not depend
-// on the number of workers. BackwardSoftFM panics if the lengths disagree
-// with d.
+// does. Each goroutine takes a span of rows over all the layer's features,
+// so no two write one element of dx, and adds each element's terms in gate
+// order (the order of BackwardSoft's reverse index). The sums run in F over
+// blocks of 128 rows (in two chains of alternate rows), then in float64
+// added in block order. The result therefore depends neither on the number
+// of workers nor on the spans. BackwardSoftFM panics if the lengths
+// disagree with d.
 func BackwardSoftFM[F Float](dx []F, sums []float64, g, x, coeffs []F, w Wiring, d Dims) {
 	d.check("BackwardSoftFM", w, len(x), len(g), len(coeffs))
 	if len(dx) != len(x) {
@@ -70,63 +88,82 @@ func BackwardSoftFM[F Float](dx []F, sums []float64, g, x, coeffs []F, w Wiring,
 		panic(fmt.Sprintf("gates: BackwardSoftFM: sums has %d elements, want %d", len(sums), 4*d.Gates()))
 	}
 	rows, gates := d.Rows, d.Gates()
-	blocks := ceilDiv(rows, fmBlockRows)
 	var partial []float64
 	if sums != nil {
-		partial = make([]float64, blocks*4*gates)
+		partial = make([]float64, ceilDiv(rows, fmBlockRows)*4*gates)
 	}
-	forChunks(blocks, func(_, blk int) {
-		lo, hi := blk*fmBlockRows, min(rows, (blk+1)*fmBlockRows)
+	forSpans(rows, func(lo, hi, b0, b1 int) {
 		for f := range d.inputs() {
 			clear(dx[f*rows+lo : f*rows+hi])
 		}
-		for k := range gates {
-			fa, fb := d.operands(w, k)
-			xa := x[fa*rows+lo : fa*rows+hi]
-			xb := x[fb*rows+lo : fb*rows+hi]
-			da := dx[fa*rows+lo : fa*rows+hi]
-			db := dx[fb*rows+lo : fb*rows+hi]
-			gk := g[k*rows+lo : k*rows+hi]
-			xb, da, db, gk = xb[:len(xa)], da[:len(xa)], db[:len(xa)], gk[:len(xa)]
-			c := coeffs[4*k : 4*k+4]
-			c1, c2, c3 := c[1], c[2], c[3]
-			// NOTE: two sets of accumulators, for even and odd rows, halve
-			// the chain of dependent additions that bounds this loop.
-			var s0, s1, s2, s3, t0, t1, t2, t3 F
-			r := 0
-			for ; r+1 < len(xa); r += 2 {
-				a, b, gr := xa[r], xb[r], gk[r]
-				a2, b2, gr2 := xa[r+1], xb[r+1], gk[r+1]
-				da[r] += gr * (c1 + c3*b)
-				db[r] += gr * (c2 + c3*a)
-				da[r+1] += gr2 * (c1 + c3*b2)
-				db[r+1] += gr2 * (c2 + c3*a2)
-				ga, ga2 := gr*a, gr2*a2
-				s0 += gr
-				s1 += ga
-				s2 += gr * b
-				s3 += ga * b
-				t0 += gr2
-				t1 += ga2
-				t2 += gr2 * b2
-				t3 += ga2 * b2
-			}
-			if r < len(xa) {
-				a, b, gr := xa[r], xb[r], gk[r]
-				da[r] += gr * (c1 + c3*b)
-				db[r] += gr * (c2 + c3*a)
-				s0 += gr
-				s1 += gr * a
-				s2 += gr * b
-				s3 += gr * a * b
-			}
-			if partial != nil {
-				s := partial[(blk*gates+k)*4:]
-				s[0], s[1], s[2], s[3] = float64(s0+t0), float64(s1+t1), float64(s2+t2), float64(s3+t3)
+		for grp := range d.Groups {
+			for j := range d.Out {
+				k := grp*d.Out + j
+				fa, fb := d.operands(w, grp, j)
+				xa, xb := x[fa*rows+lo:fa*rows+hi], x[fb*rows+lo:fb*rows+hi]
+				da, db := dx[fa*rows+lo:fa*rows+hi], dx[fb*rows+lo:fb*rows+hi]
+				gk := g[k*rows+lo : k*rows+hi]
+				c := coeffs[4*k : 4*k+4]
+				for blk := b0; blk < b1; blk++ {
+					l, h := blk*fmBlockRows-lo, min(hi, (blk+1)*fmBlockRows)-lo
+					s := backwardGateFM(da[l:h], db[l:h], gk[l:h], xa[l:h], xb[l:h], c[1], c[2], c[3])
+					if partial != nil {
+						p := partial[(blk*gates+k)*4 : (blk*gates+k+1)*4]
+						p[0], p[1], p[2], p[3] = float64(s[0]), float64(s[1]), float64(s[2]), float64(s[3])
+					}
+				}
 			}
 		}
 	})
 	if sums != nil {
 		addChunks(sums, partial)
 	}
+}
+
+// forwardGateFM sets y[r] = c0 + c1*a + c2*b + c3*a*b for a, b = xa[r], xb[r].
+func forwardGateFM[F Float](y, xa, xb []F, c0, c1, c2, c3 F) {
+	xb, y = xb[:len(xa)], y[:len(xa)]
+	for r, a := range xa {
+		b := xb[r]
+		y[r] = c0 + a*(c1+c3*b) + c2*b
+	}
+}
+
+// backwardGateFM adds one gate's input gradients over a block of rows,
+// g*(c1 + c3*b) to da and g*(c2 + c3*a) to db, and returns its four sums
+// (sum g, g*a, g*b, g*a*b) over the block.
+func backwardGateFM[F Float](da, db, g, xa, xb []F, c1, c2, c3 F) [4]F {
+	xb, da, db, g = xb[:len(xa)], da[:len(xa)], db[:len(xa)], g[:len(xa)]
+	// NOTE: two sets of accumulators, for even and odd rows, halve the
+	// chain of dependent additions that bounds this loop.
+	var s0, s1, s2, s3, t0, t1, t2, t3 F
+	r := 0
+	for ; r+1 < len(xa); r += 2 {
+		a, b, gr := xa[r], xb[r], g[r]
+		da[r] += gr * (c1 + c3*b)
+		db[r] += gr * (c2 + c3*a)
+		ga := gr * a
+		s0 += gr
+		s1 += ga
+		s2 += gr * b
+		s3 += ga * b
+		a, b, gr = xa[r+1], xb[r+1], g[r+1]
+		da[r+1] += gr * (c1 + c3*b)
+		db[r+1] += gr * (c2 + c3*a)
+		ga = gr * a
+		t0 += gr
+		t1 += ga
+		t2 += gr * b
+		t3 += ga * b
+	}
+	if r < len(xa) {
+		a, b, gr := xa[r], xb[r], g[r]
+		da[r] += gr * (c1 + c3*b)
+		db[r] += gr * (c2 + c3*a)
+		s0 += gr
+		s1 += gr * a
+		s2 += gr * b
+		s3 += gr * a * b
+	}
+	return [4]F{s0 + t0, s1 + t1, s2 + t2, s3 + t3}
 }

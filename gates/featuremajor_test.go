@@ -207,8 +207,8 @@ func TestFeatureMajorFiniteDifferences(t *testing.T) {
 }
 
 // TestFeatureMajorDeterministicAcrossWorkers runs the feature-major kernels
-// with 1, 2 and 3 workers over 703 rows (five full blocks and a tail) and
-// wants identical bits.
+// with 1, 2 and 3 workers over 703 rows (five full blocks and an odd tail,
+// so spans of 6, 3 and 2 blocks) and wants identical bits.
 func TestFeatureMajorDeterministicAcrossWorkers(t *testing.T) {
 	c := layerCase{name: "det", in: 64, out: 64, groups: 2, shared: false, wiring: func(r *rand.Rand) Wiring { w, _ := UniqueWiring(64, 64, r); return w }}
 	k := newKernelCase[float32](c, 703, 5)

@@ -37,11 +37,10 @@ func (d Dims) inputs() int {
 	return d.Groups * d.In
 }
 
-// operands returns the inputs that gate k of the Groups*Out (group-major)
-// reads as a and b, numbered as in inputs: input j of group g is g*In + j
-// unless the input is shared.
-func (d Dims) operands(w Wiring, k int) (a, b int) {
-	g, j := k/d.Out, k%d.Out
+// operands returns the inputs that gate j of group g reads as a and b,
+// numbered as in inputs: input i of group g is g*In + i unless the input
+// is shared.
+func (d Dims) operands(w Wiring, g, j int) (a, b int) {
 	a, b = int(w.A[j]), int(w.B[j])
 	if !d.SharedInput {
 		a, b = a+g*d.In, b+g*d.In

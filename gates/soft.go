@@ -133,7 +133,7 @@ func newRowPlan[F Float](coeffs []F, w Wiring, d Dims) *rowPlan[F] {
 	p := &rowPlan[F]{in: d.inputs(), ab: make([]uint64, n),
 		c0: make([]F, n), c1: make([]F, n), c2: make([]F, n), c3: make([]F, n)}
 	for i := range n {
-		a, b := d.operands(w, i)
+		a, b := d.operands(w, i/d.Out, i%d.Out)
 		// NOTE: one word per gate for both indices keeps the kernels' loops
 		// within the registers (a second slice made the compiler spill).
 		p.ab[i] = uint64(a) | uint64(b)<<32
