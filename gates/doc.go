@@ -33,6 +33,24 @@
 // the kernels one row is one loop over every group's gates, the wiring
 // expanded to offsets within the row.
 //
+// # Feature-major kernels
+//
+// ForwardSoftFM and BackwardSoftFM (featuremajor.go) are the same layer on
+// the transposed layout, which executors that keep their own activation
+// buffers use (package dlca's fused step):
+//
+//	x       [inputs][rows]        inputs = In, or Groups*In (feature g*In + j)
+//	y       [Groups*Out][rows]    gate j of group g is feature g*Out + j
+//
+// with Dims, coefficients and sums as above. Each gate streams contiguous
+// vectors, so these kernels are about twice as fast as the row-major ones;
+// use them when the caller can keep its activations feature-major, and the
+// row-major ones for autograd tensors, whose rows are the batch. The
+// backward pass adds input gradients straight into dx (each goroutine owns
+// a span of rows over every feature, and adds in gate order) and sums over
+// fixed blocks of 128 rows combined in block order, so it too is bit for bit
+// the same for any number of goroutines.
+//
 // Layer.ForwardReference is the same layer composed from autograd
 // primitives, the readable definition against which the fused op is tested.
 //
