@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,7 +21,7 @@ func runResults(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("dlca results", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "docs/RESULTS.md", "markdown file to write")
-	img := fs.String("img", "", "directory to copy each run's pictures into (none if empty)")
+	img := fs.String("img", "", "directory to copy the pictures of each experiment's first run into (none if empty)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: dlca results [-out FILE] [-img DIR] RUNDIR...\n\nRUNDIR is a directory written by dlca train (it holds run.json).")
 		fs.PrintDefaults()
@@ -48,7 +49,9 @@ func runResults(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		if err := json.Unmarshal(b, &r); err != nil {
 			return fmt.Errorf("%s: run.json is damaged: %w", dir, err)
 		}
-		if *img != "" {
+		// Pictures of the first run of each experiment only, to keep the
+		// page small enough to commit.
+		if *img != "" && !slices.ContainsFunc(runs, func(q runRecord) bool { return q.Experiment == r.Experiment }) {
 			links, err := copyPictures(dir, *img, filepath.Dir(*out), fmt.Sprintf("%s-seed%d-wiring%d", r.Experiment, r.Seed, r.WiringSeed))
 			if err != nil {
 				return err
