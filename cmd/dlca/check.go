@@ -18,12 +18,10 @@ func runCheck(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	model := fs.String("model", "", "model file (required)")
 	name := fs.String("experiment", "checkerboard", "experiment whose checks to run")
 	gifs := fs.String("gifs", "", "directory to write one animation per check into")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0))
 	case *model == "":
 		return fmt.Errorf("-model is required: the model file to check")
 	}

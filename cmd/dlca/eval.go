@@ -25,12 +25,10 @@ func runEval(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	async := fs.Bool("async", false, "asynchronous steps (each cell fires with the model's fire rate)")
 	seed := fs.Uint64("seed", 1, "seed of the initial state and fire masks")
 	gif := fs.String("gif", "", "write the rollout as an animated GIF here")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0))
 	case *model == "":
 		return fmt.Errorf("-model is required: the model file to evaluate")
 	case *size < 1 || *size > 4096:

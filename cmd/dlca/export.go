@@ -20,12 +20,10 @@ func runExport(_ context.Context, args []string, stdout, stderr io.Writer) error
 	out := fs.String("o", "", "output file (required; written atomically)")
 	name := fs.String("name", "rule", "module, function and graph name (an identifier)")
 	simplify := fs.Bool("simplify", true, "simplify the circuit first and print the gate counts per network")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0))
 	case *model == "":
 		return fmt.Errorf("-model is required: the model file to export")
 	case *out == "":

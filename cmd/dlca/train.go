@@ -48,11 +48,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	quiet := fs.Bool("quiet", false, "no progress output")
 	var long bptt.LongRun // checkpoints, -resume, -max-memory, -recompute (bptt/checkpoint_cmd.go)
 	long.AddFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return errUsage
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0))
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if *out == "" {
 		return fmt.Errorf("-out is required: the directory to write the model and pictures into")
