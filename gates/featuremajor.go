@@ -121,8 +121,12 @@ func BackwardSoftFM[F Float](dx []F, sums []float64, g, x, coeffs []F, w Wiring,
 }
 
 // forwardGateFM sets y[r] = c0 + c1*a + c2*b + c3*a*b for a, b = xa[r], xb[r].
+// Where there is one, forwardVector does the first rows with the same
+// arithmetic; the loop below does the rest.
 func forwardGateFM[F Float](y, xa, xb []F, c0, c1, c2, c3 F) {
 	xb, y = xb[:len(xa)], y[:len(xa)]
+	n := forwardVector(y, xa, xb, c0, c1, c2, c3)
+	xa, xb, y = xa[n:], xb[n:], y[n:]
 	for r, a := range xa {
 		b := xb[r]
 		y[r] = c0 + a*(c1+c3*b) + c2*b
@@ -131,13 +135,16 @@ func forwardGateFM[F Float](y, xa, xb []F, c0, c1, c2, c3 F) {
 
 // backwardGateFM adds one gate's input gradients over a block of rows,
 // g*(c1 + c3*b) to da and g*(c2 + c3*a) to db, and returns its four sums
-// (sum g, g*a, g*b, g*a*b) over the block.
+// (sum g, g*a, g*b, g*a*b) over the block. Where there is one,
+// backwardVector does the first rows in the same order (an even number, so
+// the chains keep their rows); the loop below does the rest.
 func backwardGateFM[F Float](da, db, g, xa, xb []F, c1, c2, c3 F) [4]F {
 	xb, da, db, g = xb[:len(xa)], da[:len(xa)], db[:len(xa)], g[:len(xa)]
 	// NOTE: two sets of accumulators, for even and odd rows, halve the
 	// chain of dependent additions that bounds this loop.
-	var s0, s1, s2, s3, t0, t1, t2, t3 F
-	r := 0
+	var acc [8]F
+	r := backwardVector(da, db, g, xa, xb, c1, c2, c3, &acc)
+	s0, s1, s2, s3, t0, t1, t2, t3 := acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7]
 	for ; r+1 < len(xa); r += 2 {
 		a, b, gr := xa[r], xb[r], g[r]
 		da[r] += gr * (c1 + c3*b)
