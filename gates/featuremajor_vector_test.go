@@ -93,3 +93,31 @@ func TestVectorBackwardFMBitIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestVectorBackwardSoftFMBitIdentical checks the whole backward pass
+// (spans, blocks, the float64 partial sums) with the vector loops against
+// the Go loops bit for bit, for row counts that leave partial blocks and
+// short tails, with a gate reading one feature twice.
+func TestVectorBackwardSoftFMBitIdentical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 0))
+	for _, rows := range []int{7, 128, 200, 256, 389, 1000, 1031, 2048, 2600} {
+		d := Dims{Rows: rows, Groups: 2, In: 5, Out: 6, SharedInput: true}
+		w := Wiring{A: []int32{0, 1, 2, 3, 4, 0}, B: []int32{1, 2, 3, 4, 0, 0}}
+		x, g, c := randVec(rng, d.XLen()), randVec(rng, d.YLen()), randVec(rng, 4*d.Gates())
+		run := func(vector bool) ([]float32, []float64) {
+			dx, sums := make([]float32, len(x)), make([]float64, 4*d.Gates())
+			withVector(vector, func() { BackwardSoftFM(dx, sums, g, x, c, w, d) })
+			return dx, sums
+		}
+		gotDx, gotSums := run(true)
+		wantDx, wantSums := run(false)
+		if i, ok := sameBits(gotDx, wantDx); !ok {
+			t.Fatalf("rows=%d: dx[%d] = %v, Go loops give %v", rows, i, gotDx[i], wantDx[i])
+		}
+		for i := range wantSums {
+			if math.Float64bits(gotSums[i]) != math.Float64bits(wantSums[i]) {
+				t.Fatalf("rows=%d: sums[%d] = %v, Go loops give %v", rows, i, gotSums[i], wantSums[i])
+			}
+		}
+	}
+}
