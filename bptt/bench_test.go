@@ -5,24 +5,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/bptt"
-	"github.com/dlca/dlca/dlca"
-	"github.com/dlca/dlca/experiments"
 )
 
 // BenchmarkIterationCheckerboard times one training iteration of the
 // paper's checkerboard (16x16, batch 2, 20 steps, 16 kernels, 16 update
 // layers) on the CPU engine, hard loss excluded.
 func BenchmarkIterationCheckerboard(b *testing.B) {
-	e, err := experiments.Get("checkerboard")
-	if err != nil {
-		b.Fatal(err)
-	}
-	m, err := dlca.New(e.Model, autograd.Float32)
-	if err != nil {
-		b.Fatal(err)
-	}
+	e, m := experimentModel(b, "checkerboard")
 	setup := e.Setup(m)
 	eng, err := bptt.NewCPU(setup)
 	if err != nil {

@@ -351,14 +351,7 @@ func saveAndHang(path string) {
 // checkerboard after one iteration (AdamW moments filled), fsync included,
 // and reports its size.
 func BenchmarkCheckpointSave(b *testing.B) {
-	e, err := experiments.Get("checkerboard")
-	if err != nil {
-		b.Fatal(err)
-	}
-	m, err := dlca.New(e.Model, autograd.Float32)
-	if err != nil {
-		b.Fatal(err)
-	}
+	e, m := experimentModel(b, "checkerboard")
 	eng, err := bptt.NewCPU(e.Setup(m))
 	if err != nil {
 		b.Fatal(err)

@@ -22,14 +22,7 @@ import (
 // 16 kernels x (8+4+2) perception gates per (cell, channel), 264 update
 // inputs and 2816 update gates per cell, 4 bytes each.
 func TestEstimateMemoryCheckerboard(t *testing.T) {
-	e, err := experiments.Get("checkerboard")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := dlca.New(e.Model, autograd.Float32)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, m := experimentModel(t, "checkerboard")
 	s := e.Setup(m)
 	est := bptt.EstimateMemory(s, 16, 16)
 	const perStep = 4 * (512*8*9 + 16*(8+4+2)*512*8 + 512*264 + 2816*512)
@@ -81,14 +74,7 @@ func peakHeap(gcPercent int, f func()) int64 {
 // checkerboard with and without gradient checkpointing and compares the
 // peak heap growth with the estimate; checkpointing must shrink both.
 func TestEstimateMemoryMatchesTheHeap(t *testing.T) {
-	e, err := experiments.Get("checkerboard-small")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := dlca.New(e.Model, autograd.Float32)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, m := experimentModel(t, "checkerboard-small")
 	b := e.Source()(newRand(1))
 	var peaks [2]int64
 	for i, k := range []int{0, bptt.SuggestRecompute(e.Steps)} {
@@ -116,8 +102,7 @@ func TestEstimateMemoryMatchesTheHeap(t *testing.T) {
 }
 
 func TestMemoryCheck(t *testing.T) {
-	e, _ := experiments.Get("checkerboard")
-	m, _ := dlca.New(e.Model, autograd.Float32)
+	e, m := experimentModel(t, "checkerboard")
 	s := e.Setup(m)
 	est := bptt.EstimateMemory(s, 16, 16)
 	if err := est.Check(s, est.Total, "-max-memory"); err != nil {
