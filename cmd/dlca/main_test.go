@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,6 +56,18 @@ func TestBadCommandLines(t *testing.T) {
 	}
 }
 
+// TestTrainNeverZero: a run that never reaches hard loss 0 says so, rather
+// than naming iteration 0.
+func TestTrainNeverZero(t *testing.T) {
+	code, out, errs := runCmd("train", "-experiment", "checkerboard-small", "-iterations", "3", "-checkpoint-every", "0", "-out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "hard loss never 0") || strings.Contains(out, "iteration 0") {
+		t.Errorf("train output after 3 iterations:\n%s", out)
+	}
+}
+
 // TestTrainEvalCheckResults runs the whole command line on the small
 // checkerboard: train writes every output, eval and check read the model,
 // results renders the run.
@@ -65,6 +79,15 @@ func TestTrainEvalCheckResults(t *testing.T) {
 	}
 	if !strings.Contains(out, "hard loss 0") {
 		t.Fatalf("train did not reach hard loss 0:\n%s", out)
+	}
+	var rec struct {
+		FirstHard0 int `json:"first_hard_zero"`
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "run.json")); err != nil || json.Unmarshal(b, &rec) != nil || rec.FirstHard0 <= 0 {
+		t.Fatalf("run.json has no first_hard_zero: %v %+v", err, rec)
+	}
+	if want := fmt.Sprintf("hard loss first 0 at iteration %d", rec.FirstHard0); !strings.Contains(out, want) {
+		t.Errorf("train output lacks %q:\n%s", want, out)
 	}
 	for _, f := range []string{"model.json", "run.json", "loss.png", "rollout.gif", "generalise.gif", "fault-tolerance.gif", "self-healing.gif"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {

@@ -133,8 +133,12 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := writeOutputs(*out, e, trained, &rec); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "trained %s in %.1fs: soft loss %.3f, hard loss %.0f, %d active gates; hard loss first 0 at iteration %d\n",
-		e.Name, rec.WallSeconds, rec.Final.SoftLoss, rec.Final.HardLoss, rec.Final.ActiveGates, rec.FirstHard0)
+	firstZero := "never 0"
+	if rec.FirstHard0 > 0 {
+		firstZero = fmt.Sprintf("first 0 at iteration %d", rec.FirstHard0)
+	}
+	fmt.Fprintf(stdout, "trained %s in %.1fs: soft loss %.3f, hard loss %.0f, %d active gates; hard loss %s\n",
+		e.Name, rec.WallSeconds, rec.Final.SoftLoss, rec.Final.HardLoss, rec.Final.ActiveGates, firstZero)
 	for _, c := range rec.Checks {
 		fmt.Fprintf(stdout, "check %-16s %s  %s\n", c.Name, passFail(c.Passed), c.Detail)
 	}
