@@ -69,3 +69,32 @@ func TestTrainingSeconds(t *testing.T) {
 		t.Fatalf("whole run: %v s, want its wall time 7 s", got)
 	}
 }
+
+// TestGIFFrames: long rollouts are thinned to at most the limit, keeping
+// the first and last state and an even stride; short ones are kept whole.
+func TestGIFFrames(t *testing.T) {
+	for _, tc := range []struct{ n, limit int }{{0, 60}, {1, 60}, {13, 60}, {60, 60}, {61, 60}, {201, 60}, {101, 60}, {4001, 60}, {7, 2}, {9, 1}} {
+		idx := gifFrames(tc.n, tc.limit)
+		if tc.n == 0 {
+			if len(idx) != 0 {
+				t.Errorf("n=0: %v", idx)
+			}
+			continue
+		}
+		if len(idx) > max(tc.limit, 2) || idx[0] != 0 || idx[len(idx)-1] != tc.n-1 {
+			t.Errorf("n=%d limit=%d: %d frames, first %d, last %d", tc.n, tc.limit, len(idx), idx[0], idx[len(idx)-1])
+		}
+		if tc.n <= tc.limit && len(idx) != tc.n {
+			t.Errorf("n=%d limit=%d: %d frames, want all", tc.n, tc.limit, len(idx))
+		}
+		for i := 1; i < len(idx)-1; i++ {
+			if idx[i]-idx[i-1] != idx[1]-idx[0] {
+				t.Errorf("n=%d: uneven stride %v", tc.n, idx)
+				break
+			}
+		}
+		if tc.n > tc.limit && len(idx) < tc.limit/2 {
+			t.Errorf("n=%d limit=%d: only %d frames kept", tc.n, tc.limit, len(idx))
+		}
+	}
+}

@@ -47,13 +47,40 @@ func saveGIF(path string, frames []painter.Frame, o painter.Options) error {
 	return nil
 }
 
-// saveBitsGIF is saveGIF for a hard rollout (image 0 of each state).
+// maxGIFFrames bounds the frames of a check's animation: a 200-step check
+// on 64x64 cells would otherwise make a GIF of about half a megabyte, too big
+// to sit beside RESULTS.md in the repository.
+const maxGIFFrames = 60
+
+// saveBitsGIF is saveGIF for a hard rollout (image 0 of each state). A
+// rollout longer than maxGIFFrames keeps every k-th state, the first and the
+// last.
 func saveBitsGIF(path string, states []dlca.Bits, o painter.Options) error {
 	var frames []painter.Frame
-	for i := range states {
+	for _, i := range gifFrames(len(states), maxGIFFrames) {
 		frames = append(frames, frameOf(&states[i], 0))
 	}
 	return saveGIF(path, frames, o)
+}
+
+// gifFrames returns the indices of the states to draw out of n: all of
+// them when n <= limit, otherwise every k-th with the smallest stride k
+// that keeps at most limit frames (at least 2), the last state always
+// included.
+func gifFrames(n, limit int) []int {
+	limit = max(limit, 2)
+	stride := 1
+	for (n-1)/stride+1+min(1, (n-1)%stride) > limit {
+		stride++
+	}
+	var idx []int
+	for i := 0; i < n; i += stride {
+		idx = append(idx, i)
+	}
+	if n > 0 && idx[len(idx)-1] != n-1 {
+		idx = append(idx, n-1)
+	}
+	return idx
 }
 
 // saveLossPlot draws the soft and hard loss of every iteration as a PNG.
