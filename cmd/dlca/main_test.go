@@ -117,3 +117,39 @@ func TestTrainEvalCheckResults(t *testing.T) {
 		t.Fatalf("RESULTS.md:\n%s (%v)", b, err)
 	}
 }
+
+// TestResumeLonger: a run resumed with more iterations than it was started
+// with goes on to the new count, keeps the metrics of every iteration, and
+// its wall time covers the iterations before the resume too.
+func TestResumeLonger(t *testing.T) {
+	first, second := t.TempDir(), t.TempDir()
+	if code, _, errs := runCmd("train", "-experiment", "checkerboard-small", "-iterations", "6", "-quiet", "-out", first); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errs)
+	}
+	ckpt := filepath.Join(first, "checkpoint.json")
+	if code, _, errs := runCmd("train", "-experiment", "checkerboard-small", "-iterations", "10", "-resume", ckpt, "-quiet", "-out", second); code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errs)
+	}
+	var rec struct {
+		Iterations int     `json:"iterations"`
+		Wall       float64 `json:"wall_seconds"`
+		Metrics    []struct {
+			Iteration int   `json:"iteration"`
+			TimeNS    int64 `json:"time_ns"`
+		} `json:"metrics"`
+	}
+	b, err := os.ReadFile(filepath.Join(second, "run.json"))
+	if err != nil || json.Unmarshal(b, &rec) != nil {
+		t.Fatalf("run.json: %v", err)
+	}
+	if rec.Iterations != 10 || len(rec.Metrics) != 10 || rec.Metrics[9].Iteration != 10 {
+		t.Fatalf("resumed run: %d iterations, %d metrics", rec.Iterations, len(rec.Metrics))
+	}
+	var total float64
+	for _, m := range rec.Metrics {
+		total += float64(m.TimeNS) / 1e9
+	}
+	if rec.Wall < total {
+		t.Errorf("wall time %.3fs is less than the %.3fs the 10 iterations took", rec.Wall, total)
+	}
+}

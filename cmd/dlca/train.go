@@ -29,8 +29,8 @@ type runRecord struct {
 	Iterations  int                       `json:"iterations"`
 	Device      string                    `json:"device"`
 	Machine     string                    `json:"machine,omitempty"` // where it ran (machineDescription)
-	WallSeconds float64                   `json:"wall_seconds"`
-	FirstHard0  int                       `json:"first_hard_zero"` // iteration where the hard loss first hit 0 (0 = never)
+	WallSeconds float64                   `json:"wall_seconds"`      // of the whole run, iterations done before a -resume included
+	FirstHard0  int                       `json:"first_hard_zero"`   // iteration where the hard loss first hit 0 (0 = never)
 	Final       bptt.Metrics              `json:"final"`
 	Metrics     []bptt.Metrics            `json:"metrics"`
 	Checks      []experiments.CheckResult `json:"checks"`
@@ -117,7 +117,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	metrics = long.Metrics(metrics)
 	rec := runRecord{Experiment: e.Name, Seed: *seed, WiringSeed: *wiring, Iterations: e.Iterations, Device: chosen, Machine: machineDescription(),
-		WallSeconds: time.Since(start).Seconds(), Metrics: metrics}
+		WallSeconds: time.Since(start).Seconds() + timeBefore(resumed), Metrics: metrics}
 	for _, m := range metrics {
 		if m.HardLoss == 0 && rec.FirstHard0 == 0 {
 			rec.FirstHard0 = m.Iteration
@@ -144,6 +144,20 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *out)
 	return nil
+}
+
+// timeBefore is the training time, in seconds, of the iterations a resumed
+// run had done before this process took over (0 without a resume), so that
+// a run's wall time covers all of its iterations.
+func timeBefore(c *bptt.Checkpoint) float64 {
+	if c == nil {
+		return 0
+	}
+	var d time.Duration
+	for _, m := range c.Metrics {
+		d += m.Time
+	}
+	return d.Seconds()
 }
 
 func passFail(ok bool) string {
