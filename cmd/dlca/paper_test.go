@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/experiments"
 )
 
 // TestResultsPaperRows: every paper experiment gets the paper's row, and a
@@ -96,5 +97,40 @@ func TestGIFFrames(t *testing.T) {
 		if tc.n > tc.limit && len(idx) < tc.limit/2 {
 			t.Errorf("n=%d limit=%d: only %d frames kept", tc.n, tc.limit, len(idx))
 		}
+	}
+}
+
+// TestResultsSummary: the summary over seeds counts, per experiment and
+// iteration count, the runs that reached hard loss 0 and passed every
+// check, and names the best run's wiring seeds.
+func TestResultsSummary(t *testing.T) {
+	pass := []experiments.CheckResult{{Name: "a", Passed: true}, {Name: "b", Passed: true}}
+	fail := []experiments.CheckResult{{Name: "a", Passed: true}, {Name: "b", Passed: false}}
+	run := func(exp string, wiring uint64, iters, first int, hard float64, active int, checks []experiments.CheckResult) runRecord {
+		return runRecord{Experiment: exp, Seed: 23, WiringSeed: wiring, Iterations: iters, FirstHard0: first,
+			Final: bptt.Metrics{HardLoss: hard, ActiveGates: active}, Checks: checks}
+	}
+	runs := []runRecord{
+		run("lizard", 23, 3500, 0, 131, 965, fail),
+		run("lizard", 3, 3500, 0, 13, 527, fail),
+		run("lizard", 5, 3500, 900, 0, 600, pass),
+		run("lizard", 7, 3500, 1200, 0, 700, fail),
+		run("lizard", 3, 7000, 0, 9, 540, fail),
+		run("gameoflife", 23, 3000, 1521, 0, 357, pass),
+	}
+	var buf bytes.Buffer
+	writeResults(&buf, runs, nil)
+	md := buf.String()
+	for _, want := range []string{
+		"| lizard | 3500 | 4 | 2 | 1 | 0 (5, 7) | 527 to 965 |",
+		"| lizard | 7000 | 1 | 0 | 0 | 9 (3) | 540 to 540 |",
+		"| gameoflife | 3000 | 1 | 1 | 1 | 0 (23) | 357 to 357 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary lacks %q:\n%s", want, md)
+		}
+	}
+	if row := strings.Index(md, "| lizard | 23 | 3 | 7000 |"); row < 0 || strings.Index(md, "## Over seeds") < row {
+		t.Errorf("the summary comes before the runs' rows:\n%s", md)
 	}
 }

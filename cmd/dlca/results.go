@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/experiments"
 )
 
 func runResults(_ context.Context, args []string, stdout, stderr io.Writer) error {
@@ -104,6 +105,7 @@ func writeResults(w io.Writer, runs []runRecord, pictures map[int][]string) {
 		}
 	}
 	writeRows(w, runs, order[n:])
+	writeSummary(w, runs, order)
 	if len(pictures) == 0 {
 		return
 	}
@@ -113,6 +115,62 @@ func writeResults(w io.Writer, runs []runRecord, pictures map[int][]string) {
 		if links := pictures[i]; len(links) > 0 {
 			fmt.Fprintf(w, "\n### %s, batch seed %d, wiring seed %d\n\n%s\n", runs[i].Experiment, runs[i].Seed, runs[i].WiringSeed, strings.Join(links, "\n"))
 		}
+	}
+}
+
+// writeSummary writes, for each experiment and iteration count with runs
+// (in the order of which), how its runs went over their seeds: how many
+// reached hard loss 0, how many passed every check, the best final hard loss
+// and the range of active gates. The paper itself asks for results over
+// several seeds, since not every seed converges.
+func writeSummary(w io.Writer, runs []runRecord, which []int) {
+	type group struct {
+		experiment string
+		iterations int
+	}
+	var groups []group
+	for _, i := range which {
+		if g := (group{runs[i].Experiment, runs[i].Iterations}); !slices.Contains(groups, g) {
+			groups = append(groups, g)
+		}
+	}
+	if len(groups) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "## Over seeds")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| experiment | iterations | runs | reached hard loss 0 | passed every check | best final hard loss (wiring seeds) | active gates |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	for _, g := range groups {
+		n, zero, passed := 0, 0, 0
+		best, lo, hi := -1.0, -1, -1
+		var bestSeeds []string
+		for _, i := range which {
+			r := runs[i]
+			if (group{r.Experiment, r.Iterations}) != g {
+				continue
+			}
+			n++
+			if r.FirstHard0 > 0 {
+				zero++
+			}
+			if len(r.Checks) > 0 && !slices.ContainsFunc(r.Checks, func(c experiments.CheckResult) bool { return !c.Passed }) {
+				passed++
+			}
+			seed := fmt.Sprint(r.WiringSeed)
+			switch h := r.Final.HardLoss; {
+			case best < 0 || h < best:
+				best, bestSeeds = h, []string{seed}
+			case h == best && !slices.Contains(bestSeeds, seed):
+				bestSeeds = append(bestSeeds, seed)
+			}
+			if a := r.Final.ActiveGates; lo < 0 || a < lo {
+				lo = a
+			}
+			hi = max(hi, r.Final.ActiveGates)
+		}
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %.0f (%s) | %d to %d |\n", g.experiment, g.iterations, n, zero, passed, best, strings.Join(bestSeeds, ", "), lo, hi)
 	}
 }
 
