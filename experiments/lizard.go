@@ -47,7 +47,22 @@ func growCheck(size, steps int) Check {
 	desc := fmt.Sprintf("%dx%d grid, %d steps from the initial state", size, size, steps)
 	return Check{Name: name, Description: desc, Run: func(e *Experiment, m *dlca.Model) CheckResult {
 		frames := Rollout(e, m, size, steps, 0, 0)
-		wrong := WrongCells(e, &frames[len(frames)-1], 0)
-		return CheckResult{Name: name, Passed: wrong == 0, Wrong: wrong, Frames: frames, Detail: fmt.Sprintf("%s: %d wrong cells", desc, wrong)}
+		last := &frames[len(frames)-1]
+		wrong := WrongCells(e, last, 0)
+		detail := fmt.Sprintf("%s: %d wrong cells", desc, wrong)
+		// On a grid larger than the training one, say how many of the
+		// wrong cells lie outside the centred training square: growth there
+		// would be the rule leaning on the wrap-around it was trained with.
+		if th := e.Model.Height; size > th {
+			outside := 0
+			lo := (size - th) / 2
+			forWrongCells(e, last, 0, func(y, x int) {
+				if y < lo || y >= lo+th || x < lo || x >= lo+th {
+					outside++
+				}
+			})
+			detail += fmt.Sprintf(", %d of them outside the centred %dx%d training square", outside, th, th)
+		}
+		return CheckResult{Name: name, Passed: wrong == 0, Wrong: wrong, Frames: frames, Detail: detail}
 	}}
 }

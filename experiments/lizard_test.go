@@ -2,6 +2,8 @@ package experiments
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
@@ -44,6 +46,15 @@ func TestGrowCheck(t *testing.T) {
 	r := e.Checks[0].Run(e, m)
 	if r.Passed || r.Wrong != area || len(r.Frames) != 13 || r.Frames[0].Height != 40 {
 		t.Fatalf("all-zero rule: %s (want %d wrong), %d frames", r.Detail, area, len(r.Frames))
+	}
+	if !strings.HasSuffix(r.Detail, ", 0 of them outside the centred 20x20 training square") {
+		t.Errorf("all-zero rule: the lizard lies inside the training square, yet: %s", r.Detail)
+	}
+	// A rule that writes 1 everywhere is wrong on every cell but the
+	// lizard's, 40*40 - 20*20 of them outside the training square.
+	r = e.Checks[0].Run(e, constantModel(t, e, gates.True))
+	if want := fmt.Sprintf("%d wrong cells, %d of them outside", 40*40-area, 40*40-20*20); r.Passed || !strings.Contains(r.Detail, want) {
+		t.Errorf("all-one rule: %s (want %q)", r.Detail, want)
 	}
 }
 
