@@ -2,6 +2,7 @@ package gates
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/dlca/dlca/autograd"
 )
@@ -107,6 +108,27 @@ func (l *Layer) HardOps() []Op {
 		ops[k] = argmax(l.Logits, k*NumOps)
 	}
 	return ops
+}
+
+// Confidences returns, for every gate (group-major, as HardOps), the
+// probability its relaxation gives its most probable op: 1 for a gate that
+// has decided, 1/16 for one whose logits are all equal. Where gates are
+// unsure, the soft model computes with mixtures the circuit does not have.
+func (l *Layer) Confidences() []float64 {
+	if err := l.checkLogitsShape(); err != nil {
+		panic(err.Error())
+	}
+	conf := make([]float64, l.Groups*l.Out)
+	for k := range conf {
+		off := k * NumOps
+		top := l.Logits.At(off + int(argmax(l.Logits, off)))
+		sum := 0.0
+		for o := range NumOps {
+			sum += math.Exp(l.Logits.At(off+o) - top)
+		}
+		conf[k] = 1 / sum
+	}
+	return conf
 }
 
 func argmax(t *autograd.Tensor, off int) Op {

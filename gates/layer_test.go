@@ -271,6 +271,38 @@ func TestActiveGatesAndHistogram(t *testing.T) {
 	}
 }
 
+// TestConfidences: the probability of each gate's top op, against the
+// softmax worked by hand: uniform logits give 1/16, the paper's
+// initialisation e^10/(e^10+15), two tied top ops 1/2 at most, and the
+// softmax of huge logits does not overflow.
+func TestConfidences(t *testing.T) {
+	w := Wiring{A: []int32{0, 1, 0, 1}, B: []int32{1, 0, 1, 0}}
+	l := NewLayer("conf", 2, w, 1, Init{}, autograd.Float64, nil)
+	set := func(gate int, logits map[Op]float64) {
+		for o, v := range logits {
+			l.Logits.SetAt(gate*NumOps+int(o), v)
+		}
+	}
+	set(1, map[Op]float64{A: 10})
+	set(2, map[Op]float64{Xor: 3, And: 3})
+	set(3, map[Op]float64{Or: 1000, Nand: 999})
+	want := []float64{
+		1.0 / 16,
+		math.Exp(10) / (math.Exp(10) + 15),
+		math.Exp(3) / (2*math.Exp(3) + 14),
+		1 / (1 + math.Exp(-1) + 14*math.Exp(-1000)),
+	}
+	got := l.Confidences()
+	if len(got) != len(want) {
+		t.Fatalf("%d confidences for %d gates", len(got), len(want))
+	}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Errorf("gate %d: confidence %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
 // mustPanic runs f and checks that it panics with a message containing each
 // of want.
 func mustPanic(t *testing.T, name string, f func(), want ...string) {

@@ -24,6 +24,7 @@ var commands = []command{
 	{"train", "train an experiment and write the model, loss curve and animations", runTrain},
 	{"eval", "run a saved model on a grid of any size and write an animation", runEval},
 	{"check", "run an experiment's checks (generalisation, damage) on a saved model", runCheck},
+	{"gap", "show where a saved model's circuit parts from its soft model (gate confidence, drift per step)", runGap},
 	{"export", "write a saved model's circuit as Verilog, C, DigitalJS, DOT or JSON", runExport},
 	{"results", "regenerate docs/RESULTS.md from saved runs", runResults},
 	{"list", "list the experiments", runList},
