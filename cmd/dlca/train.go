@@ -192,7 +192,7 @@ func writeOutputs(dir string, e *experiments.Experiment, m *dlca.Model, rec *run
 	if err := writeJSON(filepath.Join(dir, "run.json"), rec); err != nil {
 		return err
 	}
-	title := fmt.Sprintf("%s, seed %d", e.Name, rec.Seed)
+	title := fmt.Sprintf("%s, seed %d, wiring seed %d", e.Name, rec.Seed, rec.WiringSeed)
 	if err := saveLossPlot(filepath.Join(dir, "loss.png"), title, rec.Metrics); err != nil {
 		return err
 	}
