@@ -69,10 +69,10 @@ func writeConfidences(w io.Writer, m *dlca.Model) {
 }
 
 // writeDrift runs the soft model and the circuit side by side on the first
-// training batch of a run of e with the given seed (the same fire masks when e is asynchronous) and
-// prints, after every step, the state bits where they differ (a soft value
-// counts as the bit it is nearer), the soft values far from both bits, and
-// each rollout's loss on e's loss channels.
+// training batch of a run of e with the given seed (the same fire masks when
+// e is asynchronous) and prints, after every step, the state bits where they
+// differ (a soft value counts as the bit it is nearer), the soft values far
+// from both bits, and each rollout's loss on e's loss channels.
 func writeDrift(w io.Writer, e *experiments.Experiment, m *dlca.Model, seed uint64) {
 	// NOTE: the batch and fire seed are drawn as bptt.Train draws them, so
 	// with the run's seed this is the batch of its first iteration.

@@ -70,8 +70,10 @@ func saveBitsGIF(path string, states []dlca.Bits, o painter.Options) error {
 func gifFrames(n, limit int) []int {
 	limit = max(limit, 2)
 	stride := 1
-	for (n-1)/stride+1+min(1, (n-1)%stride) > limit {
-		stride++
+	if n > limit {
+		// Multiples of stride up to n-1 give at most limit-1 states, which
+		// leaves room for the last one.
+		stride = (n-2)/(limit-1) + 1
 	}
 	var idx []int
 	for i := 0; i < n; i += stride {

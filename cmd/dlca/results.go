@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
@@ -197,9 +196,5 @@ func writeRows(w io.Writer, runs []runRecord, which []int) {
 // iterations' times when that is larger (a run resumed from a checkpoint
 // records the wall time of its last part only).
 func trainingSeconds(r runRecord) float64 {
-	var sum time.Duration
-	for _, m := range r.Metrics {
-		sum += m.Time
-	}
-	return max(r.WallSeconds, sum.Seconds())
+	return max(r.WallSeconds, iterationSeconds(r.Metrics))
 }

@@ -153,8 +153,13 @@ func timeBefore(c *bptt.Checkpoint) float64 {
 	if c == nil {
 		return 0
 	}
+	return iterationSeconds(c.Metrics)
+}
+
+// iterationSeconds is the sum of the iterations' own times, in seconds.
+func iterationSeconds(metrics []bptt.Metrics) float64 {
 	var d time.Duration
-	for _, m := range c.Metrics {
+	for _, m := range metrics {
 		d += m.Time
 	}
 	return d.Seconds()
