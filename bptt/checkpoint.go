@@ -13,6 +13,8 @@ import (
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/autograd/optim"
 	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/internal/jsonfile"
+	"github.com/dlca/dlca/internal/safefile"
 )
 
 // CheckpointFormat and CheckpointVersion identify checkpoint files.
@@ -110,7 +112,7 @@ func (c *Checkpoint) Write(w io.Writer) error {
 	return json.NewEncoder(w).Encode(f)
 }
 
-// Save writes c to path atomically (dlca.WriteFileAtomic: temporary file,
+// Save writes c to path atomically (safefile.Write: temporary file,
 // fsync, rename), so that a crash or a kill during the save leaves the
 // previous checkpoint intact. It refuses a model with a non-finite logit,
 // so a diverged run never overwrites its last good checkpoint.
@@ -118,7 +120,7 @@ func (c *Checkpoint) Save(path string) error {
 	if err := CheckLogits(c.Model); err != nil {
 		return fmt.Errorf("bptt: not saving checkpoint %s: %w", path, err)
 	}
-	return dlca.WriteFileAtomic(path, c.Write)
+	return safefile.Write(path, c.Write)
 }
 
 // LoadCheckpoint reads a checkpoint file.
@@ -157,14 +159,14 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 		}
 	}
 	var f fileCheckpoint
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
+	if err := jsonfile.Decode(bytes.NewReader(data), &f); err != nil {
 		switch {
-		case errors.Is(err, io.EOF):
+		case errors.Is(err, jsonfile.ErrEmpty):
 			return nil, errors.New("bptt: empty checkpoint file")
-		case errors.Is(err, io.ErrUnexpectedEOF):
+		case errors.Is(err, jsonfile.ErrTruncated):
 			return nil, errors.New("bptt: checkpoint file is truncated; use an earlier checkpoint or start again")
+		case errors.Is(err, jsonfile.ErrBOM), errors.Is(err, jsonfile.ErrTrailing):
+			return nil, fmt.Errorf("bptt: checkpoint file: %w", err)
 		}
 		return nil, fmt.Errorf("bptt: checkpoint file is not valid JSON of the %s format: %w", CheckpointFormat, err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/internal/safefile"
 )
 
 // asyncRun is a short asynchronous training run of the tiny float64 CA
@@ -251,7 +252,7 @@ func TestFailedSaveKeepsThePreviousCheckpoint(t *testing.T) {
 	}
 	ck.Iteration = 1
 	full := errors.New("no space left on device (injected)")
-	err = dlca.WriteFileAtomic(path, func(w io.Writer) error {
+	err = safefile.Write(path, func(w io.Writer) error {
 		if err := ck.Write(&limitedWriter{w: w, n: 1000}); err != nil {
 			return err
 		}
@@ -339,7 +340,7 @@ func saveAndHang(path string) {
 	if err := ck.Write(&buf); err != nil {
 		panic(err)
 	}
-	dlca.WriteFileAtomic(path, func(w io.Writer) error {
+	safefile.Write(path, func(w io.Writer) error {
 		w.Write(buf.Bytes()[:buf.Len()/2])
 		fmt.Print("mid-write")
 		time.Sleep(time.Hour) // until killed

@@ -23,6 +23,16 @@ func TestWriteEveryFormat(t *testing.T) {
 	}
 }
 
+// jsonOf returns nl as the JSON WriteJSON writes.
+func jsonOf(t *testing.T, nl *Netlist) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := nl.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
 func TestNetlistJSONRoundTrip(t *testing.T) {
 	nl := labelled(LifeCircuit())
 	var buf bytes.Buffer
@@ -36,9 +46,15 @@ func TestNetlistJSONRoundTrip(t *testing.T) {
 	if !nl.Equal(back) {
 		t.Error("netlist changed through JSON")
 	}
-	for _, bad := range []string{`{"num_inputs": 2, "gates": [{"op": 1, "a": 0, "b": 5}], "outputs": [2]}`, `{"inputs": 2}`, `[`} {
-		if _, err := ReadNetlist(strings.NewReader(bad)); err == nil {
-			t.Errorf("ReadNetlist accepted %s", bad)
+	for _, tc := range []struct{ name, in, want string }{
+		{"input out of range", `{"num_inputs": 2, "gates": [{"op": 1, "a": 0, "b": 5}], "outputs": [2]}`, "circuit"},
+		{"unknown field", `{"inputs": 2}`, "unknown field"},
+		{"truncated", `[`, "truncated"},
+		{"byte-order mark", "\xEF\xBB\xBF" + jsonOf(t, nl), "byte-order mark; save the file without it"},
+		{"trailing data", jsonOf(t, nl) + "{}", "data after its JSON value"},
+	} {
+		if _, err := ReadNetlist(strings.NewReader(tc.in)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: ReadNetlist error %v, want one saying %q", tc.name, err, tc.want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/dlca/dlca/gates"
+	"github.com/dlca/dlca/internal/jsonfile"
 )
 
 // Gate is one two-input gate of a Netlist. A and B are value indices: an
@@ -146,9 +147,7 @@ func (nl *Netlist) WriteJSON(w io.Writer) error {
 // well formed.
 func ReadNetlist(r io.Reader) (*Netlist, error) {
 	var nl Netlist
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&nl); err != nil {
+	if err := jsonfile.Decode(r, &nl); err != nil {
 		return nil, fmt.Errorf("circuit: reading a netlist: %w (want JSON with num_inputs, gates, outputs)", err)
 	}
 	if err := nl.Validate(); err != nil {

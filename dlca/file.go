@@ -7,10 +7,11 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/gates"
+	"github.com/dlca/dlca/internal/jsonfile"
+	"github.com/dlca/dlca/internal/safefile"
 )
 
 // FileFormat and FileVersion identify model files; see docs/model-format.md.
@@ -55,57 +56,12 @@ func (m *Model) Write(w io.Writer) error {
 	return enc.Encode(f)
 }
 
-// Save writes the model file to path atomically: into a temporary file in the
-// same directory, synced, then renamed over path, so a reader never sees a
-// partial file and a crash leaves the old one intact.
+// Save writes the model file to path with safefile.Write: atomically
+// (temporary file, fsync, rename) for a regular file, so a reader never
+// sees a partial file and a crash leaves the old one intact; straight
+// through for a device or pipe; never over a directory.
 func (m *Model) Save(path string) error {
-	return WriteFileAtomic(path, m.Write)
-}
-
-// WriteFileAtomic creates path with the bytes write produces, atomically
-// (temporary file, fsync, rename, fsync of the directory), with mode 0644. A
-// crash at any point leaves either the old file or the new one; temporary
-// files that an earlier crash (kill -9) left beside path are removed after a
-// successful write.
-func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
-	dir, pattern := filepath.Dir(path), "."+filepath.Base(path)+".tmp*"
-	tmp, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return fmt.Errorf("dlca: cannot write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = write(tmp); err != nil {
-		return fmt.Errorf("dlca: writing %s: %w", path, err)
-	}
-	// NOTE: CreateTemp makes the file 0600; a model or checkpoint is not
-	// secret, and other tools (viewers, scripts) must be able to read it.
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("dlca: writing %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("dlca: writing %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("dlca: writing %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("dlca: writing %s: %w", path, err)
-	}
-	if d, derr := os.Open(dir); derr == nil { // make the rename itself durable
-		d.Sync()
-		d.Close()
-	}
-	if stale, _ := filepath.Glob(filepath.Join(dir, pattern)); len(stale) > 0 {
-		for _, f := range stale {
-			os.Remove(f)
-		}
-	}
-	return nil
+	return safefile.Write(path, m.Write)
 }
 
 // Load reads a model file into a float32 model whose logits require a
@@ -128,14 +84,14 @@ func Load(path string) (*Model, error) {
 // that runs.
 func Read(r io.Reader, dtype autograd.DType) (*Model, error) {
 	var f fileModel
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		if errors.Is(err, io.EOF) {
+	if err := jsonfile.Decode(r, &f); err != nil {
+		switch {
+		case errors.Is(err, jsonfile.ErrEmpty):
 			return nil, errors.New("dlca: empty model file")
-		}
-		if errors.Is(err, io.ErrUnexpectedEOF) {
+		case errors.Is(err, jsonfile.ErrTruncated):
 			return nil, errors.New("dlca: model file is truncated (unexpected end of JSON); re-save it")
+		case errors.Is(err, jsonfile.ErrBOM), errors.Is(err, jsonfile.ErrTrailing):
+			return nil, fmt.Errorf("dlca: model file: %w", err)
 		}
 		return nil, fmt.Errorf("dlca: model file is not valid JSON of the %s format: %w", FileFormat, err)
 	}

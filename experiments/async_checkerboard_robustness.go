@@ -12,6 +12,7 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/internal/safefile"
 )
 
 // robustnessTolerance is the share of the grid's cells that may be wrong, on
@@ -113,7 +114,7 @@ func PlotCurve(path, title, ylabel string, ys []float64) error {
 	if err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
-	return dlca.WriteFileAtomic(path, func(w io.Writer) error {
+	return safefile.Write(path, func(w io.Writer) error {
 		_, err := wt.WriteTo(w)
 		return err
 	})

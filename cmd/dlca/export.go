@@ -8,6 +8,7 @@ import (
 
 	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/internal/safefile"
 )
 
 // runExport writes a saved model's hard circuit as Verilog, C, DigitalJS,
@@ -45,7 +46,7 @@ func runExport(_ context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	// On an error (a -name that is no identifier, say) WriteFileAtomic
 	// removes its temporary file: nothing is left behind.
-	if err := dlca.WriteFileAtomic(*out, func(w io.Writer) error { return circuit.Write(w, nl, f, *name) }); err != nil {
+	if err := safefile.Write(*out, func(w io.Writer) error { return circuit.Write(w, nl, f, *name) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d gates, %v)\n", *out, len(nl.Gates), f)

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/internal/safefile"
 )
 
 // paperFigures is what the paper reports for one experiment (PAPER.md
@@ -72,7 +72,7 @@ func copyPictures(dir, imgDir, mdDir, prefix string) ([]string, error) {
 			return nil, fmt.Errorf("cannot read %s: %w", filepath.Join(dir, en.Name()), err)
 		}
 		dst := filepath.Join(imgDir, prefix+"-"+en.Name())
-		if err := dlca.WriteFileAtomic(dst, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
+		if err := safefile.Write(dst, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
 			return nil, err
 		}
 		rel, err := filepath.Rel(mdDir, dst)

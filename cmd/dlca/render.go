@@ -13,6 +13,7 @@ import (
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/internal/safefile"
 	"github.com/dlca/dlca/viewer/painter"
 )
 
@@ -116,7 +117,7 @@ func saveLossPlot(path, title string, metrics []bptt.Metrics) error {
 	if err != nil {
 		return fmt.Errorf("loss plot: %w", err)
 	}
-	return dlca.WriteFileAtomic(path, func(w io.Writer) error {
+	return safefile.Write(path, func(w io.Writer) error {
 		_, err := wt.WriteTo(w)
 		return err
 	})

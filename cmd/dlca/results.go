@@ -13,8 +13,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/internal/safefile"
 )
 
 func runResults(_ context.Context, args []string, stdout, stderr io.Writer) error {
@@ -62,7 +62,7 @@ func runResults(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var buf bytes.Buffer
 	writeResults(&buf, runs, pictures)
-	if err := dlca.WriteFileAtomic(*out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+	if err := safefile.Write(*out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d runs)\n", *out, len(runs))

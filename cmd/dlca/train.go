@@ -18,6 +18,7 @@ import (
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
 	"github.com/dlca/dlca/gpu"
+	"github.com/dlca/dlca/internal/safefile"
 )
 
 // runRecord is what train saves next to the model (run.json): enough to
@@ -184,7 +185,7 @@ func isTerminal(w io.Writer) bool {
 
 // writeJSON writes v as indented JSON to path atomically.
 func writeJSON(path string, v any) error {
-	return dlca.WriteFileAtomic(path, func(w io.Writer) error {
+	return safefile.Write(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", " ")
 		return enc.Encode(v)

@@ -9,8 +9,8 @@ import (
 	"image/gif"
 	"image/png"
 	"io"
-	"os"
-	"path/filepath"
+
+	"github.com/dlca/dlca/internal/safefile"
 )
 
 // WritePNG encodes img as PNG to w.
@@ -65,41 +65,14 @@ func exactPalette(frames []image.Image) color.Palette {
 	return pal
 }
 
-// SavePNG writes img to the PNG file path atomically.
+// SavePNG writes img to the PNG file path with safefile.Write: atomically
+// for a regular file, so readers never see a half-written image.
 func SavePNG(path string, img image.Image) error {
-	return writeAtomic(path, func(w io.Writer) error { return WritePNG(w, img) })
+	return safefile.Write(path, func(w io.Writer) error { return WritePNG(w, img) })
 }
 
-// SaveGIF writes frames to the animated GIF file path atomically; see WriteGIF.
+// SaveGIF writes frames to the animated GIF file path with safefile.Write
+// (atomically for a regular file); see WriteGIF.
 func SaveGIF(path string, frames []image.Image, delay int) error {
-	return writeAtomic(path, func(w io.Writer) error { return WriteGIF(w, frames, delay) })
-}
-
-// writeAtomic writes a temporary file next to path and renames it into place,
-// so that readers never see a half-written image.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("painter: cannot write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	// CreateTemp makes the file private; images are for everyone to read.
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("painter: cannot write %s: %w", path, err)
-	}
-	if err = write(tmp); err != nil {
-		return fmt.Errorf("painter: encoding %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("painter: cannot write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("painter: cannot write %s: %w", path, err)
-	}
-	return nil
+	return safefile.Write(path, func(w io.Writer) error { return WriteGIF(w, frames, delay) })
 }

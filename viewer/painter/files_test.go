@@ -124,3 +124,22 @@ func assertSame(t *testing.T, got, want image.Image) {
 		}
 	}
 }
+
+// TestFailedSaveKeepsOldImage: an animation that cannot be encoded leaves
+// the file it was to replace as it was, and no temporary file.
+func TestFailedSaveKeepsOldImage(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rollout.gif")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := SaveGIF(path, nil, 1); err == nil {
+		t.Fatal("no error for an empty animation")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Errorf("the old file became %q", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d entries in the directory, want the old file alone", len(entries))
+	}
+}
