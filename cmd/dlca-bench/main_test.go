@@ -39,3 +39,10 @@ func TestBenchRejectsUnknownEngine(t *testing.T) {
 		t.Errorf("no explanation:\n%s%s", out.String(), errs.String())
 	}
 }
+
+func TestBenchRejectsStrayArgument(t *testing.T) {
+	var out, errs strings.Builder
+	if code := run([]string{"-engines", "cpu", "extra"}, &out, &errs); code != 2 || !strings.Contains(errs.String(), "flags only") {
+		t.Errorf("exit %d, stderr %q for a stray argument; want 2, flags only", code, errs.String())
+	}
+}

@@ -12,7 +12,7 @@ import (
 	"github.com/dlca/dlca/experiments"
 )
 
-func runCheck(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dlca check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "model file (required)")
@@ -30,18 +30,29 @@ func runCheck(_ context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if *gifs != "" {
-		if err := os.MkdirAll(*gifs, 0o755); err != nil {
-			return fmt.Errorf("cannot create the -gifs directory: %w", err)
+		for _, c := range e.Checks {
+			if err := notInput("-gifs", checkGIF(*gifs, c.Name), "model file", *model); err != nil {
+				return err
+			}
 		}
 	}
 	failed := 0
-	for _, c := range experiments.RunChecks(e, m) {
+	for _, check := range e.Checks {
+		if err := interrupted(ctx); err != nil {
+			return err
+		}
+		c := check.Run(e, m)
 		fmt.Fprintf(stdout, "check %-16s %s  %s\n", c.Name, passFail(c.Passed), c.Detail)
 		if !c.Passed {
 			failed++
 		}
 		if *gifs != "" && c.Frames != nil {
-			if err := saveBitsGIF(filepath.Join(*gifs, c.Name+".gif"), c.Frames, paintOptions(e, 4)); err != nil {
+			// NOTE: the directory is made when the first animation is ready,
+			// so a refused or interrupted check leaves no empty one.
+			if err := os.MkdirAll(*gifs, 0o755); err != nil {
+				return fmt.Errorf("cannot create the -gifs directory: %w", err)
+			}
+			if err := saveBitsGIF(checkGIF(*gifs, c.Name), c.Frames, paintOptions(e, 4)); err != nil {
 				return err
 			}
 		}
@@ -50,6 +61,11 @@ func runCheck(_ context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("%d of %d checks failed", failed, len(e.Checks))
 	}
 	return nil
+}
+
+// checkGIF is the path of check name's animation in directory dir.
+func checkGIF(dir, name string) string {
+	return filepath.Join(dir, name+".gif")
 }
 
 // loadModel loads a model file and the experiment it is to be run as,

@@ -13,7 +13,7 @@ import (
 	"github.com/dlca/dlca/viewer/painter"
 )
 
-func runEval(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dlca eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "model file (required)")
@@ -24,7 +24,7 @@ func runEval(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	soft := fs.Bool("soft", false, "run the soft (relaxed) model instead of the circuit")
 	async := fs.Bool("async", false, "asynchronous steps (each cell fires with the model's fire rate)")
 	seed := fs.Uint64("seed", 1, "seed of the initial state and fire masks")
-	gif := fs.String("gif", "", "write the rollout as an animated GIF here")
+	gif := fs.String("gif", "", "write the rollout as an animated GIF here (- for standard output)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -36,6 +36,10 @@ func runEval(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	case *steps < 0:
 		return fmt.Errorf("-steps %d: must not be negative", *steps)
 	}
+	if err := notInput("-gif", *gif, "model file", *model); err != nil {
+		return err
+	}
+	info := infoWriter(*gif, stdout, stderr)
 	isSoft := *soft || !*hard
 	e, m, err := loadModel(*model, *name)
 	if err != nil {
@@ -47,37 +51,44 @@ func runEval(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	var frames []painter.Frame
 	var final *dlca.Bits
 	if isSoft {
-		final = softRollout(m, init, *steps, *async, *seed, &frames)
+		final, err = softRollout(ctx, m, init, *steps, *async, *seed, &frames)
 	} else {
 		states := []dlca.Bits{*dlca.BitsOf(init)}
-		final = m.Circuit().Rollout(dlca.BitsOf(init), *steps, dlca.HardOptions{Async: *async, Seed: *seed, After: func(_ int, s *dlca.Bits) {
+		final, err = hardRollout(ctx, m.Circuit(), dlca.BitsOf(init), *steps, *async, *seed, func(s *dlca.Bits) {
 			states = append(states, *s.Clone())
-		}})
+		})
 		for i := range states {
 			frames = append(frames, frameOf(&states[i], 0))
 		}
 	}
+	if err != nil {
+		return err
+	}
 	mode := map[bool]string{true: "soft", false: "hard"}[isSoft]
-	fmt.Fprintf(stdout, "%s %s rollout, %dx%d, %d steps (async %v): ", *model, mode, *size, *size, *steps, *async)
+	fmt.Fprintf(info, "%s %s rollout, %dx%d, %d steps (async %v): ", *model, mode, *size, *size, *steps, *async)
 	if e.Target == nil {
 		// The target depends on the initial state (Game of Life).
-		fmt.Fprintf(stdout, "%s has no fixed target; dlca check compares it with its reference\n", e.Name)
+		fmt.Fprintf(info, "%s has no fixed target; dlca check compares it with its reference\n", e.Name)
 	} else {
 		wrong := experiments.WrongCells(e, final, 0)
-		fmt.Fprintf(stdout, "%d of %d cells differ from the %s target\n", wrong, *size**size, e.Name)
+		fmt.Fprintf(info, "%d of %d cells differ from the %s target\n", wrong, *size**size, e.Name)
 	}
 	if *gif != "" {
+		if err := interrupted(ctx); err != nil {
+			return err
+		}
 		if err := saveGIF(*gif, frames, paintOptions(e, max(1, 256 / *size))); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote %s\n", *gif)
+		fmt.Fprintf(info, "wrote %s\n", *gif)
 	}
 	return nil
 }
 
 // softRollout runs the relaxed model, recording each state as a frame, and
-// returns the final state thresholded at 0.5.
-func softRollout(m *dlca.Model, init *autograd.Tensor, steps int, async bool, seed uint64, frames *[]painter.Frame) *dlca.Bits {
+// returns the final state thresholded at 0.5; it stops with errInterrupted
+// when ctx is done.
+func softRollout(ctx context.Context, m *dlca.Model, init *autograd.Tensor, steps int, async bool, seed uint64, frames *[]painter.Frame) (*dlca.Bits, error) {
 	record := func(s *autograd.Tensor) {
 		sh := s.Shape()
 		f := painter.NewFrame(sh[1], sh[2], sh[3])
@@ -85,12 +96,9 @@ func softRollout(m *dlca.Model, init *autograd.Tensor, steps int, async bool, se
 		*frames = append(*frames, f)
 	}
 	record(init)
-	var final *autograd.Tensor
-	autograd.NoGrad(func() {
-		final = m.Rollout(init, steps, dlca.RolloutOptions{Async: async, Seed: seed, After: func(_ int, s *autograd.Tensor) *autograd.Tensor {
-			record(s)
-			return s
-		}})
-	})
-	return dlca.BitsOf(final)
+	final, err := softStepwise(ctx, m, init, steps, async, seed, record)
+	if err != nil {
+		return nil, err
+	}
+	return dlca.BitsOf(final), nil
 }

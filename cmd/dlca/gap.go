@@ -21,7 +21,7 @@ var confidenceBins = []float64{0.99, 0.9, 0.5, 0}
 // how many state bits of the two rollouts differ. A soft loss near 0 with a
 // large hard loss (the relaxation gap) shows up here as unsure gates and a
 // step from which the rollouts drift apart.
-func runGap(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dlca gap", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "model file (required)")
@@ -39,8 +39,7 @@ func runGap(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	writeConfidences(stdout, m)
 	fmt.Fprintln(stdout)
-	writeDrift(stdout, e, m, *seed)
-	return nil
+	return writeDrift(ctx, stdout, e, m, *seed)
 }
 
 // writeConfidences prints, per layer and in all, how many gates give their
@@ -72,8 +71,9 @@ func writeConfidences(w io.Writer, m *dlca.Model) {
 // training batch of a run of e with the given seed (the same fire masks when
 // e is asynchronous) and prints, after every step, the state bits where they
 // differ (a soft value counts as the bit it is nearer), the soft values far
-// from both bits, and each rollout's loss on e's loss channels.
-func writeDrift(w io.Writer, e *experiments.Experiment, m *dlca.Model, seed uint64) {
+// from both bits, and each rollout's loss on e's loss channels. It stops
+// with errInterrupted when ctx is done.
+func writeDrift(ctx context.Context, w io.Writer, e *experiments.Experiment, m *dlca.Model, seed uint64) error {
 	// NOTE: the batch and fire seed are drawn as bptt.Train draws them, so
 	// with the run's seed this is the batch of its first iteration.
 	rng := rand.New(rand.NewPCG(seed, 1))
@@ -92,6 +92,9 @@ func writeDrift(w io.Writer, e *experiments.Experiment, m *dlca.Model, seed uint
 	fmt.Fprintf(w, "soft model and circuit from the same %d-image training batch (seed %d), %dx%d, %d channels:\n", n, seed, b.Height, b.Width, c)
 	fmt.Fprintf(w, "%4s %14s %22s %10s %10s\n", "step", "bits differ", "soft in (0.1, 0.9)", "soft loss", "hard loss")
 	for step := 1; step <= e.Steps; step++ {
+		if err := interrupted(ctx); err != nil {
+			return err
+		}
 		var fire []bool
 		if masks != nil {
 			fire = masks.Next(bits.Cells())
@@ -122,4 +125,5 @@ func writeDrift(w io.Writer, e *experiments.Experiment, m *dlca.Model, seed uint
 		}
 		fmt.Fprintf(w, "%4d %14d %22d %10.3f %10.0f\n", step, differ, unsure, softLoss, hardLoss)
 	}
+	return nil
 }

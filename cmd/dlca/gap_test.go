@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -85,7 +86,7 @@ func TestGapDecidedModel(t *testing.T) {
 			}
 		}
 		var buf bytes.Buffer
-		writeDrift(&buf, e, m, 3)
+		writeDrift(context.Background(), &buf, e, m, 3)
 		steps := stepRows(buf.String())
 		if len(steps) != e.Steps {
 			t.Fatalf("%s: %d step rows for %d steps:\n%s", name, len(steps), e.Steps, buf.String())
@@ -103,7 +104,7 @@ func TestGapDecidedModel(t *testing.T) {
 			}
 		}
 		buf.Reset()
-		writeDrift(&buf, e, m, 3)
+		writeDrift(context.Background(), &buf, e, m, 3)
 		last := stepRows(buf.String())
 		if f := last[len(last)-1]; f[1] == "0" && f[2] == "0" {
 			t.Errorf("%s: undecided gates, yet the last step shows no drift: %v", name, f)

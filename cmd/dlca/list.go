@@ -12,8 +12,8 @@ import (
 func runList(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dlca list", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	for _, n := range experiments.Names() {
 		e, _ := experiments.Get(n)

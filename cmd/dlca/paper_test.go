@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +37,7 @@ func TestResultsPaperRows(t *testing.T) {
 	}
 }
 
-func TestCopyPictures(t *testing.T) {
+func TestPlanPictures(t *testing.T) {
 	run, img := t.TempDir(), t.TempDir()
 	write := func(name string, n int) {
 		if err := os.WriteFile(filepath.Join(run, name), make([]byte, n), 0o644); err != nil {
@@ -45,7 +47,10 @@ func TestCopyPictures(t *testing.T) {
 	write("loss.png", 10)
 	write("big.gif", maxPictureBytes+1)
 	write("model.json", 10)
-	links, err := copyPictures(run, img, filepath.Dir(img), "x")
+	if err := os.Mkdir(filepath.Join(run, "dir.png"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copies, links, err := planPictures(run, img, filepath.Dir(img), "x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,11 +58,18 @@ func TestCopyPictures(t *testing.T) {
 	if strings.Join(links, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("links %q, want %q", links, want)
 	}
-	if _, err := os.Stat(filepath.Join(img, "x-loss.png")); err != nil {
-		t.Fatalf("loss.png not copied: %v", err)
+	wantCopies := []pictureCopy{{src: filepath.Join(run, "loss.png"), dst: filepath.Join(img, "x-loss.png")}}
+	if !slices.Equal(copies, wantCopies) {
+		t.Fatalf("copies %v, want %v", copies, wantCopies)
 	}
-	if _, err := os.Stat(filepath.Join(img, "x-big.gif")); err == nil {
-		t.Fatal("a picture over the limit was copied")
+	if entries, _ := os.ReadDir(img); len(entries) != 0 {
+		t.Fatalf("planning wrote %d files", len(entries))
+	}
+	if err := copies[0].copy(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(img, "x-loss.png")); err != nil || len(b) != 10 {
+		t.Fatalf("loss.png not copied: %d bytes, %v", len(b), err)
 	}
 }
 

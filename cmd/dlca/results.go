@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,16 +14,18 @@ import (
 	"strings"
 
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/internal/jsonfile"
 	"github.com/dlca/dlca/internal/safefile"
 )
 
-func runResults(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dlca results", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("out", "docs/RESULTS.md", "markdown file to write")
+	out := fs.String("out", "", "markdown file to write (required; - for standard output)")
 	img := fs.String("img", "", "directory to copy the pictures of each experiment's first run into (none if empty)")
+	force := fs.Bool("force", false, "replace an existing -out page and existing pictures in -img")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: dlca results [-out FILE] [-img DIR] RUNDIR...\n\nRUNDIR is a directory written by dlca train (it holds run.json).")
+		fmt.Fprintln(stderr, "usage: dlca results -out FILE [-force] [-img DIR] RUNDIR...\n\nRUNDIR is a directory written by dlca train (it holds run.json).")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -33,39 +35,97 @@ func runResults(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errUsage
 	}
-	if *img != "" {
-		if err := os.MkdirAll(*img, 0o755); err != nil {
-			return fmt.Errorf("cannot create the -img directory: %w", err)
-		}
+	if *out == "" {
+		return errors.New("-out is required: the markdown file to write (docs/RESULTS.md for this repository's page, - to print it)")
 	}
+	if err := notExisting("-out", *out, *force); err != nil {
+		return err
+	}
+	// Read every run and plan every copy before writing anything, so that a
+	// damaged run or a refused output leaves no file or folder behind.
 	var runs []runRecord
+	var copies []pictureCopy
 	pictures := map[int][]string{}
 	for _, dir := range fs.Args() {
-		b, err := os.ReadFile(filepath.Join(dir, "run.json"))
-		if err != nil {
-			return fmt.Errorf("%s is not a training run directory: %w", dir, err)
+		if err := interrupted(ctx); err != nil {
+			return err
 		}
-		var r runRecord
-		if err := json.Unmarshal(b, &r); err != nil {
-			return fmt.Errorf("%s: run.json is damaged: %w", dir, err)
+		r, err := readRun(dir)
+		if err != nil {
+			return err
+		}
+		if err := notInput("-out", *out, "run record", filepath.Join(dir, "run.json")); err != nil {
+			return err
 		}
 		// Pictures of the first run of each experiment only, to keep the
 		// page small enough to commit.
 		if *img != "" && !slices.ContainsFunc(runs, func(q runRecord) bool { return q.Experiment == r.Experiment }) {
-			links, err := copyPictures(dir, *img, filepath.Dir(*out), fmt.Sprintf("%s-seed%d-wiring%d", r.Experiment, r.Seed, r.WiringSeed))
+			cs, links, err := planPictures(dir, *img, filepath.Dir(*out), fmt.Sprintf("%s-seed%d-wiring%d", r.Experiment, r.Seed, r.WiringSeed))
 			if err != nil {
 				return err
 			}
+			copies = append(copies, cs...)
 			pictures[len(runs)] = links
 		}
 		runs = append(runs, r)
 	}
+	for _, c := range copies {
+		if err := notExisting("-img", c.dst, *force); err != nil {
+			return err
+		}
+		if err := notInput("-out", *out, "picture", c.dst); err != nil {
+			return err
+		}
+	}
+	if len(copies) > 0 {
+		if err := os.MkdirAll(*img, 0o755); err != nil {
+			return fmt.Errorf("cannot create the -img directory: %w", err)
+		}
+	}
+	for _, c := range copies {
+		if err := interrupted(ctx); err != nil {
+			return err
+		}
+		if err := c.copy(ctx); err != nil {
+			return err
+		}
+	}
 	var buf bytes.Buffer
 	writeResults(&buf, runs, pictures)
-	if err := safefile.Write(*out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+	if err := writeOutput(ctx, *out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s (%d runs)\n", *out, len(runs))
+	fmt.Fprintf(infoWriter(*out, stdout, stderr), "wrote %s (%d runs)\n", *out, len(runs))
+	return nil
+}
+
+// readRun reads the run.json of run directory dir, strictly, and checks the
+// experiment name it holds, which becomes part of picture file names.
+func readRun(dir string) (runRecord, error) {
+	var r runRecord
+	f, err := os.Open(filepath.Join(dir, "run.json"))
+	if err != nil {
+		return r, fmt.Errorf("%s is not a training run directory: %w", dir, err)
+	}
+	defer f.Close()
+	if err := jsonfile.Decode(f, &r); err != nil {
+		return r, fmt.Errorf("%s: run.json is damaged: %w", dir, err)
+	}
+	if err := safefile.CheckName("run.json names experiment", r.Experiment); err != nil {
+		return r, fmt.Errorf("%s: %w", dir, err)
+	}
+	return r, nil
+}
+
+// notExisting returns an error when path, given by flag, is an existing
+// file and force is not set.
+func notExisting(flag, path string, force bool) error {
+	if force || safefile.IsStdout(path) {
+		return nil
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%s: %s exists; pass -force to replace it", flag, path)
+	}
 	return nil
 }
 

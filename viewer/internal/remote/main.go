@@ -62,6 +62,10 @@ func main() {
 	shots := flag.String("shots", os.TempDir(), "screenshot folder")
 	title := flag.String("title", "remote", "window title")
 	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "remote: unexpected argument %q (flags only)\n", flag.Arg(0))
+		os.Exit(2)
+	}
 
 	opt := viewer.Options{Paused: !*live, Brush: 3, ScreenshotDir: *shots, Speed: 60, RolloutSteps: 5}
 	var a *viewer.App

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/dlca/dlca/internal/safefile"
+)
+
+// errInterrupted is what a command returns when Ctrl-C or SIGTERM stops it
+// before it has written its output.
+var errInterrupted = errors.New("interrupted")
+
+// interrupted returns errInterrupted once ctx is done (main cancels it on
+// SIGINT and SIGTERM), nil before. Long loops call it at every step.
+func interrupted(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	return nil
+}
+
+// writeOutput writes a command's output file with safefile.Write, and
+// abandons it (no file under the final name, no temporary left) when ctx
+// is done by the time write returns.
+func writeOutput(ctx context.Context, path string, write func(io.Writer) error) error {
+	err := safefile.Write(path, func(w io.Writer) error {
+		if err := write(w); err != nil {
+			return err
+		}
+		return interrupted(ctx)
+	})
+	if errors.Is(err, errInterrupted) {
+		return errInterrupted
+	}
+	return err
+}
+
+// notInput returns an error when the output path out, given by flag,
+// names the same file as in, the command's input described by what:
+// writing the output would destroy the input.
+func notInput(flag, out, what, in string) error {
+	if safefile.Same(out, in) {
+		return fmt.Errorf("%s %s is the %s %s: writing it would destroy the input; name another file", flag, out, what, in)
+	}
+	return nil
+}
+
+// infoWriter is where a command prints what it did: stdout, or stderr when
+// its output file is standard output, so the two do not mix.
+func infoWriter(out string, stdout, stderr io.Writer) io.Writer {
+	if safefile.IsStdout(out) {
+		return stderr
+	}
+	return stdout
+}
