@@ -31,7 +31,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *gifs != "" {
 		for _, c := range e.Checks {
-			if err := notInput("-gifs", checkGIF(*gifs, c.Name), "model file", *model); err != nil {
+			if err := checkOutput("-gifs", checkGIF(*gifs, c.Name), "model file", *model); err != nil {
 				return err
 			}
 		}

@@ -36,8 +36,10 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	case *steps < 0:
 		return fmt.Errorf("-steps %d: must not be negative", *steps)
 	}
-	if err := notInput("-gif", *gif, "model file", *model); err != nil {
-		return err
+	if *gif != "" {
+		if err := checkOutput("-gif", *gif, "model file", *model); err != nil {
+			return err
+		}
 	}
 	info := infoWriter(*gif, stdout, stderr)
 	isSoft := *soft || !*hard

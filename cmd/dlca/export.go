@@ -29,7 +29,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case *out == "":
 		return fmt.Errorf("-o is required: the file to write")
 	}
-	if err := notInput("-o", *out, "model file", *model); err != nil {
+	if err := checkOutput("-o", *out, "model file", *model); err != nil {
 		return err
 	}
 	info := infoWriter(*out, stdout, stderr)

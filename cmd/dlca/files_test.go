@@ -41,7 +41,8 @@ func fakeRun(t *testing.T, dir, name, content string) string {
 const goodRun = `{"experiment": "checkerboard-small", "seed": 1, "wiring_seed": 2, "iterations": 3}`
 
 // TestOutputOntoSpecialFiles: outputs named by a link stay links, devices
-// stay devices, and a directory is refused, for every command that writes.
+// stay devices, and a directory is refused, for every command that writes;
+// a refusal comes before the work (nothing printed).
 func TestOutputOntoSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	model := smallModel(t, dir)
@@ -67,9 +68,12 @@ func TestOutputOntoSpecialFiles(t *testing.T) {
 		{"results onto a directory", []string{"results", "-force", "-out", sub, fakeRun(t, dir, "run", goodRun)}, "is a directory, not a regular file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, errs := runCmd(tc.args...)
+			code, out, errs := runCmd(tc.args...)
 			if tc.want == "" && code != 0 || tc.want != "" && (code != 1 || !strings.Contains(errs, tc.want)) {
 				t.Fatalf("exit %d, stderr %q; want failure %q", code, errs, tc.want)
+			}
+			if tc.want != "" && out != "" {
+				t.Errorf("refused after doing the work, which printed %q", head(out))
 			}
 			if info, err := os.Stat("/dev/null"); err != nil || info.Mode()&fs.ModeCharDevice == 0 {
 				t.Fatalf("/dev/null is now %v (%v)", info, err)

@@ -48,6 +48,16 @@ func notInput(flag, out, what, in string) error {
 	return nil
 }
 
+// checkOutput returns an error, before a command does its work, when its
+// output out (given by flag) cannot be written (safefile.Check: a
+// directory, say) or names its input in, described by what.
+func checkOutput(flag, out, what, in string) error {
+	if err := safefile.Check(out); err != nil {
+		return fmt.Errorf("%s: %w", flag, err)
+	}
+	return notInput(flag, out, what, in)
+}
+
 // infoWriter is where a command prints what it did: stdout, or stderr when
 // its output file is standard output, so the two do not mix.
 func infoWriter(out string, stdout, stderr io.Writer) io.Writer {

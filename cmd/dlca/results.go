@@ -41,6 +41,9 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := notExisting("-out", *out, *force); err != nil {
 		return err
 	}
+	if err := safefile.Check(*out); err != nil {
+		return fmt.Errorf("-out: %w", err)
+	}
 	// Read every run and plan every copy before writing anything, so that a
 	// damaged run or a refused output leaves no file or folder behind.
 	var runs []runRecord
@@ -73,7 +76,7 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err := notExisting("-img", c.dst, *force); err != nil {
 			return err
 		}
-		if err := notInput("-out", *out, "picture", c.dst); err != nil {
+		if err := checkOutput("-img", c.dst, "picture", c.src); err != nil {
 			return err
 		}
 	}

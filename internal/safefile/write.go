@@ -37,35 +37,65 @@ func IsStdout(path string) bool {
 // and no temporary file is left. After a successful atomic write, the
 // temporaries that earlier killed writes of path left behind are removed.
 func Write(path string, write func(io.Writer) error) error {
-	if IsStdout(path) {
+	t, err := targetOf(path)
+	switch {
+	case err != nil:
+		return err
+	case t.stdout:
 		if err := write(os.Stdout); err != nil {
 			return fmt.Errorf("writing to standard output: %w", err)
 		}
 		return nil
+	case t.through:
+		return writeThrough(path, write)
+	}
+	return writeAtomic(t.path, t.mode, write)
+}
+
+// Check returns the error Write would return for path before writing
+// anything (a directory, a socket, a link to nothing), so that a command
+// can refuse its output before it does its work. Errors that only writing
+// reveals (a missing directory, a full disk) are not found.
+func Check(path string) error {
+	_, err := targetOf(path)
+	return err
+}
+
+// target is how Write writes to a path.
+type target struct {
+	stdout  bool        // to os.Stdout
+	through bool        // opened and written in place (a device or pipe)
+	path    string      // otherwise, atomically to this regular file
+	mode    fs.FileMode // with these permissions
+}
+
+// targetOf decides how to write to path, or why not to.
+func targetOf(path string) (target, error) {
+	if IsStdout(path) {
+		return target{stdout: true}, nil
 	}
 	info, err := os.Stat(path) // follows links
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if _, lerr := os.Lstat(path); lerr == nil {
-			return fmt.Errorf("cannot write %s: it is a link to a file that does not exist; remove the link or create its target", path)
+			return target{}, fmt.Errorf("cannot write %s: it is a link to a file that does not exist; remove the link or create its target", path)
 		}
-		return writeAtomic(path, 0o644, write)
+		return target{path: path, mode: 0o644}, nil
 	case err != nil:
-		return fmt.Errorf("cannot write %s: %w", path, err)
+		return target{}, fmt.Errorf("cannot write %s: %w", path, err)
 	case info.Mode().IsRegular():
 		real, err := filepath.EvalSymlinks(path)
 		if err != nil {
-			return fmt.Errorf("cannot write %s: %w", path, err)
+			return target{}, fmt.Errorf("cannot write %s: %w", path, err)
 		}
 		if isSpecialTree(path) || isSpecialTree(real) {
-			return fmt.Errorf("cannot write %s: it stands for a file another program has open (%s); name the file itself", path, real)
+			return target{}, fmt.Errorf("cannot write %s: it stands for a file another program has open (%s); name the file itself", path, real)
 		}
-		return writeAtomic(real, info.Mode().Perm(), write)
+		return target{path: real, mode: info.Mode().Perm()}, nil
 	case info.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0:
-		return writeThrough(path, write)
-	default:
-		return fmt.Errorf("cannot write %s: it is %s, not a regular file; name a file to write", path, describe(info.Mode()))
+		return target{through: true}, nil
 	}
+	return target{}, fmt.Errorf("cannot write %s: it is %s, not a regular file; name a file to write", path, describe(info.Mode()))
 }
 
 // isSpecialTree reports whether path lies in /dev or /proc, where a regular

@@ -119,6 +119,10 @@ func TestWriteTargets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := tc.setup(t, dir)
+			// Check foresees the refusals that do not need a write.
+			if cerr := Check(path); (cerr == nil) != (tc.want == "" || tc.name == "missing directory") {
+				t.Errorf("Check: %v", cerr)
+			}
 			err := Write(path, writeString("new"))
 			switch {
 			case tc.want == "" && err != nil:
