@@ -152,9 +152,9 @@ func TestBadInput(t *testing.T) {
 		{"resume missing", []string{"train", "-experiment", "checkerboard-small", "-resume", filepath.Join(dir, "none.ckpt"), "-out", out}, "cannot open checkpoint"},
 		{"resume a model file", []string{"train", "-experiment", "checkerboard-small", "-resume", good, "-out", out}, "not a checkpoint"},
 		{"resume truncated", []string{"train", "-experiment", "checkerboard-small", "-resume", truncatedCopy(t, ckpt, dir), "-out", out}, "truncated"},
-		{"resume as another experiment", []string{"train", "-experiment", "checkerboard", "-resume", ckpt, "-out", out}, `the checkpoint is of "checkerboard-small"`},
+		{"resume as another experiment", []string{"train", "-experiment", "checkerboard", "-resume", ckpt, "-out", out}, `-experiment checkerboard contradicts the checkpoint ` + ckpt + `, whose run has experiment checkerboard-small`},
 		{"resume a checkpoint of another model", []string{"train", "-experiment", "checkerboard-small", "-resume", foreignCheckpoint(t, good, dir), "-out", out}, "whose model has config {\"height\":4"},
-		{"resume with another seed", []string{"train", "-experiment", "checkerboard-small", "-seed", "5", "-resume", ckpt, "-out", out}, "seed 23, not 5"},
+		{"resume with another seed", []string{"train", "-experiment", "checkerboard-small", "-seed", "5", "-resume", ckpt, "-out", out}, "-seed 5 contradicts the checkpoint " + ckpt + ", whose run has seed 23"},
 		// Output directories.
 		{"output is a file", []string{"train", "-experiment", "checkerboard-small", "-out", notDir}, "cannot create the output directory"},
 		{"output under a file", []string{"train", "-experiment", "checkerboard-small", "-out", filepath.Join(notDir, "sub")}, "not a directory"},
