@@ -84,16 +84,16 @@ func (c *Checkpoint) Resume(eng Engine, run *Run) error {
 // whole model file (docs/model-format.md), whose logits are float32; a
 // float64 model's exact logits follow in Logits64.
 type fileCheckpoint struct {
-	Format     string          `json:"format"`
-	Version    int             `json:"version"`
-	Label      string          `json:"label"`
-	Seed       uint64          `json:"seed"`
-	Iterations int             `json:"iterations"`
-	Iteration  int             `json:"iteration"`
-	DType      string          `json:"dtype"`
-	Model      json.RawMessage `json:"model"`
-	Logits64   [][]float64     `json:"logits64,omitempty"`
-	Optimizer  optim.State     `json:"optimizer"`
+	Format     string            `json:"format"`
+	Version    int               `json:"version"`
+	Label      string            `json:"label"`
+	Seed       uint64            `json:"seed"`
+	Iterations int               `json:"iterations"`
+	Iteration  int               `json:"iteration"`
+	DType      string            `json:"dtype"`
+	Model      json.RawMessage   `json:"model"`
+	Logits64   [][]float64       `json:"logits64,omitempty"`
+	Optimizer  optim.State       `json:"optimizer"`
 	RNG        []byte            `json:"rng"`
 	Metrics    []Metrics         `json:"metrics"`
 	Settings   map[string]string `json:"settings,omitempty"`
