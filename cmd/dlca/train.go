@@ -58,7 +58,10 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if long.Out == "" {
+	switch {
+	case long.Out == "" && resumed != nil:
+		return fmt.Errorf("-out is required: checkpoint %s (format version 1) does not record its run's folder", long.Resume)
+	case long.Out == "":
 		return fmt.Errorf("-out is required: the directory to write the model and pictures into")
 	}
 	e, err := experiments.Get(long.Experiment)

@@ -146,28 +146,38 @@ func TestResumeFromCheckpointAlone(t *testing.T) {
 	trainSmall(t, whole, 6, settings...)
 	trainSmall(t, parts, 4, settings...)
 	ckpt := filepath.Join(parts, "checkpoint.json")
+	// The same checkpoint as format version 1 wrote it, without settings.
+	b, err := os.ReadFile(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(bytes.Replace(b[:bytes.Index(b, []byte(`,"settings":`))], []byte(`"version":2`), []byte(`"version":1`), 1), "}\n"...)
+	v1 := writeFile(t, dir, "v1.json", b)
+	v1Out := filepath.Join(dir, "v1")
 	for _, tc := range []struct {
 		name string
 		args []string
+		out  string
 	}{
-		{"the checkpoint alone, to more iterations", []string{"train", "-quiet", "-resume", ckpt, "-iterations", "6"}},
-		{"the finished run again: nothing to train, the same outputs", []string{"train", "-quiet", "-resume", ckpt}},
+		{"the checkpoint alone, to more iterations", []string{"train", "-quiet", "-resume", ckpt, "-iterations", "6"}, parts},
+		{"the finished run again: nothing to train, the same outputs", []string{"train", "-quiet", "-resume", ckpt}, parts},
+		{"a version 1 checkpoint, with -out as before", []string{"train", "-quiet", "-resume", v1, "-iterations", "6", "-checkpoint-every", "2", "-out", v1Out}, v1Out},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if code, _, errs := runCmd(tc.args...); code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
 			want, _ := os.ReadFile(filepath.Join(whole, "model.json"))
-			got, err := os.ReadFile(filepath.Join(parts, "model.json"))
+			got, err := os.ReadFile(filepath.Join(tc.out, "model.json"))
 			if err != nil || !bytes.Equal(got, want) {
 				t.Fatalf("the resumed model differs from the uninterrupted one (%v)", err)
 			}
-			rec := runRecordOf(t, parts)
+			rec := runRecordOf(t, tc.out)
 			if rec.Experiment != "checkerboard-small" || rec.Seed != 5 || rec.WiringSeed != 7 || rec.Iterations != 6 || len(rec.Metrics) != 6 {
 				t.Fatalf("run.json: experiment %s, seed %d, wiring seed %d, %d iterations, %d metrics; want checkerboard-small, 5, 7, 6, 6",
 					rec.Experiment, rec.Seed, rec.WiringSeed, rec.Iterations, len(rec.Metrics))
 			}
-			ck, err := bptt.LoadCheckpoint(ckpt)
+			ck, err := bptt.LoadCheckpoint(filepath.Join(tc.out, "checkpoint.json"))
 			if err != nil || ck.Iteration != 6 || ck.Settings["checkpoint-every"] != "2" {
 				t.Fatalf("checkpoint: %v, settings %v", err, ck.Settings)
 			}

@@ -47,8 +47,8 @@ func absolute(path string) string {
 
 // Resumed checks the flags and, with -resume, loads the checkpoint and takes
 // the run's settings from it: every setting not given on the command line
-// becomes the checkpoint's. A given experiment, seed, wiring seed or device
-// that contradicts the checkpoint is refused, naming both values; -out,
+// becomes the checkpoint's. A given experiment, seed or wiring seed that
+// contradicts the checkpoint is refused, naming both values; -device, -out,
 // -checkpoint, -checkpoint-every and -recompute may be changed, and
 // -iterations may grow (training a run further). A checkpoint of format
 // version 1 records only the experiment, seeds and iterations: -out must
@@ -77,19 +77,12 @@ func (o *LongRun) Resumed() (*bptt.Checkpoint, error) {
 	if !o.given["iterations"] {
 		o.Iterations = c.Iterations
 	}
+	// Where to train (the engines resume each other's checkpoints), where
+	// and how often to save may change.
 	s := c.Settings
-	if d, ok := s[setDevice]; ok {
-		if err := o.take("device", &o.Device, d); err != nil {
-			return nil, err
-		}
-	}
-	// Where and how often to save may change.
-	if out, ok := s[setOut]; ok && !o.given["out"] {
-		o.Out = out
-	}
-	if ck, ok := s[setCheckpoint]; ok && !o.given["checkpoint"] {
-		o.Checkpoint = ck
-	}
+	o.takeString(setDevice, &o.Device, s)
+	o.takeString(setOut, &o.Out, s)
+	o.takeString(setCheckpoint, &o.Checkpoint, s)
 	if err := o.takeInt(setEvery, &o.Every, s); err != nil {
 		return nil, err
 	}
@@ -120,6 +113,14 @@ func (o *LongRun) takeUint(name string, v *uint64, recorded uint64) error {
 	}
 	*v = recorded
 	return nil
+}
+
+// takeString sets *v to the checkpoint's setting name, if it records one
+// and the flag was not given.
+func (o *LongRun) takeString(name string, v *string, s map[string]string) {
+	if recorded, ok := s[name]; ok && !o.given[name] {
+		*v = recorded
+	}
 }
 
 // takeInt sets *v to the checkpoint's setting name, if it records one and
