@@ -170,7 +170,7 @@ func runChecks(ctx context.Context, e *experiments.Experiment, m *dlca.Model) ([
 // trains no further and writes them.
 func afterTraining(err error, long *runctl.LongRun) error {
 	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("interrupted after training; the model and checkpoint are saved in %s, but not every check ran and not every picture was written; to write them: %s",
+		return fmt.Errorf("interrupted after training: the model and checkpoint are saved in %s, the checks' results and pictures may be missing; to write them: %s",
 			long.Out, long.ResumeCommand(long.CheckpointPath()))
 	}
 	return err

@@ -190,7 +190,7 @@ func TestBadInput(t *testing.T) {
 		{"output in /proc", []string{"train", "-experiment", "checkerboard-small", "-out", "/proc/dlca-out"}, "cannot create the output directory"},
 		{"checkpoint in an unwritable place", []string{"train", "-experiment", "checkerboard-small", "-checkpoint", "/proc/self/dlca.ckpt", "-out", fresh}, "cannot write into /proc/self"},
 		{"checkpoint is a directory", []string{"train", "-experiment", "checkerboard-small", "-checkpoint", dir, "-out", fresh}, "-checkpoint " + dir + " is a directory"},
-		{"checkpoint is a device", []string{"train", "-experiment", "checkerboard-small", "-checkpoint", os.DevNull, "-out", fresh}, "-checkpoint /dev/null is not a regular file"},
+		{"checkpoint is a device", []string{"train", "-experiment", "checkerboard-small", "-checkpoint", os.DevNull, "-out", fresh}, "-checkpoint /dev/null is not a regular file but a device"},
 		{"checkpoint in a missing folder", []string{"train", "-experiment", "checkerboard-small", "-checkpoint", filepath.Join(dir, "none", "c.json"), "-out", fresh}, "its folder " + filepath.Join(dir, "none") + " does not exist"},
 		{"resume a checkpoint with learning rate 0", []string{"train", "-resume", editCheckpoint("lr0.ckpt", `"lr":0.05`, `"lr":0`), "-out", fresh}, "lr0.ckpt: bptt: checkpoint field optimizer.lr is 0"},
 		{"resume a checkpoint with a negative second moment", []string{"train", "-resume", editCheckpoint("v.ckpt", `"v":[[`, `"v":[[-1,`), "-out", fresh}, "v.ckpt: bptt: checkpoint field optimizer.buffers.v[0][0] is -1"},

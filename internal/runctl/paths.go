@@ -51,7 +51,7 @@ func checkCheckpointPath(path string) error {
 	case err == nil && st.IsDir():
 		return fmt.Errorf("-checkpoint %s is a directory: name a file, such as %s", path, filepath.Join(path, "checkpoint.json"))
 	case err == nil && !st.Mode().IsRegular():
-		return fmt.Errorf("-checkpoint %s is not a regular file (%v): checkpoints are replaced as a whole, so name a file", path, st.Mode().Type())
+		return fmt.Errorf("-checkpoint %s is not a regular file but %s: a checkpoint is written beside it and renamed over it, so name a file", path, kind(st.Mode()))
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("-checkpoint %s: %w", path, err)
 	}
@@ -62,4 +62,17 @@ func checkCheckpointPath(path string) error {
 		return fmt.Errorf("-checkpoint %s: %s is not a directory", path, dir)
 	}
 	return checkWritable(dir)
+}
+
+// kind names the kind of a file that is not regular.
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file"
 }

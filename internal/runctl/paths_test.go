@@ -22,7 +22,7 @@ func TestCheckCheckpointPath(t *testing.T) {
 		{"new file", filepath.Join(dir, "c.json"), ""},
 		{"existing file", file, ""},
 		{"a directory", dir, "is a directory: name a file"},
-		{"a device", os.DevNull, "is not a regular file"},
+		{"a device", os.DevNull, "is not a regular file but a device"},
 		{"missing folder", filepath.Join(dir, "none", "c.json"), "its folder " + filepath.Join(dir, "none") + " does not exist"},
 		{"under a file", filepath.Join(file, "c.json"), "not a directory"},
 		{"unwritable folder", "/proc/self/dlca.ckpt", "cannot write into /proc/self"},
