@@ -18,9 +18,10 @@ import (
 )
 
 // CheckpointFormat and CheckpointVersion identify checkpoint files.
+// Version 2 added Settings; version 1 files (without them) still read.
 const (
 	CheckpointFormat  = "dlca-checkpoint"
-	CheckpointVersion = 1
+	CheckpointVersion = 2
 )
 
 // Checkpoint is a training run between two iterations: everything Train
@@ -38,6 +39,11 @@ type Checkpoint struct {
 	// as rand.PCG.MarshalBinary writes it.
 	RNG     []byte
 	Metrics []Metrics // of iterations 1..Iteration
+	// Settings are the settings of the command that started the run, by
+	// flag name, so that a command can resume it from the checkpoint alone.
+	// This package stores them and never reads them; nil in a version 1
+	// file.
+	Settings map[string]string
 }
 
 // Resumable is an engine whose optimiser state can be saved and restored,
@@ -80,18 +86,19 @@ func (c *Checkpoint) Resume(eng Engine, run *Run) error {
 // whole model file (docs/model-format.md), whose logits are float32; a
 // float64 model's exact logits follow in Logits64.
 type fileCheckpoint struct {
-	Format     string          `json:"format"`
-	Version    int             `json:"version"`
-	Label      string          `json:"label"`
-	Seed       uint64          `json:"seed"`
-	Iterations int             `json:"iterations"`
-	Iteration  int             `json:"iteration"`
-	DType      string          `json:"dtype"`
-	Model      json.RawMessage `json:"model"`
-	Logits64   [][]float64     `json:"logits64,omitempty"`
-	Optimizer  optim.State     `json:"optimizer"`
-	RNG        []byte          `json:"rng"`
-	Metrics    []Metrics       `json:"metrics"`
+	Format     string            `json:"format"`
+	Version    int               `json:"version"`
+	Label      string            `json:"label"`
+	Seed       uint64            `json:"seed"`
+	Iterations int               `json:"iterations"`
+	Iteration  int               `json:"iteration"`
+	DType      string            `json:"dtype"`
+	Model      json.RawMessage   `json:"model"`
+	Logits64   [][]float64       `json:"logits64,omitempty"`
+	Optimizer  optim.State       `json:"optimizer"`
+	RNG        []byte            `json:"rng"`
+	Metrics    []Metrics         `json:"metrics"`
+	Settings   map[string]string `json:"settings,omitempty"`
 }
 
 // Write writes c as a checkpoint file (JSON) to w.
@@ -102,7 +109,7 @@ func (c *Checkpoint) Write(w io.Writer) error {
 	}
 	f := fileCheckpoint{Format: CheckpointFormat, Version: CheckpointVersion, Label: c.Label, Seed: c.Seed,
 		Iterations: c.Iterations, Iteration: c.Iteration, DType: "float32", Model: model.Bytes(),
-		Optimizer: c.Optimizer, RNG: c.RNG, Metrics: c.Metrics}
+		Optimizer: c.Optimizer, RNG: c.RNG, Metrics: c.Metrics, Settings: c.Settings}
 	if c.Model.DType() == autograd.Float64 {
 		f.DType = "float64"
 		for _, p := range c.Model.Params() {
@@ -154,8 +161,8 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 		switch {
 		case head.Format != CheckpointFormat:
 			return nil, fmt.Errorf("bptt: not a checkpoint: format is %q, want %q (pass a checkpoint file, such as the run's checkpoint.json)", head.Format, CheckpointFormat)
-		case head.Version != CheckpointVersion:
-			return nil, fmt.Errorf("bptt: checkpoint version %d: this program reads version %d only", head.Version, CheckpointVersion)
+		case head.Version != 1 && head.Version != CheckpointVersion:
+			return nil, fmt.Errorf("bptt: checkpoint version %d: this program reads versions 1 to %d only", head.Version, CheckpointVersion)
 		}
 	}
 	var f fileCheckpoint
@@ -177,6 +184,11 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 		return nil, fmt.Errorf("bptt: checkpoint holds %d iterations' metrics at iteration %d: the file is damaged", len(f.Metrics), f.Iteration)
 	case len(f.RNG) == 0:
 		return nil, errors.New("bptt: checkpoint has no random state: the file is damaged")
+	case f.Version == 1 && f.Settings != nil:
+		return nil, errors.New("bptt: checkpoint version 1 with settings (a field of version 2): the file is damaged")
+	}
+	if err := checkOptimizer(f.Optimizer); err != nil {
+		return nil, err
 	}
 	if err := new(rand.PCG).UnmarshalBinary(f.RNG); err != nil {
 		return nil, fmt.Errorf("bptt: checkpoint random state: %w", err)
@@ -197,7 +209,7 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 		return nil, err
 	}
 	return &Checkpoint{Label: f.Label, Seed: f.Seed, Iterations: f.Iterations, Iteration: f.Iteration,
-		Model: m, Optimizer: f.Optimizer, RNG: f.RNG, Metrics: f.Metrics}, nil
+		Model: m, Optimizer: f.Optimizer, RNG: f.RNG, Metrics: f.Metrics, Settings: f.Settings}, nil
 }
 
 // setLogits64 restores a float64 model's exact logits.
@@ -232,6 +244,8 @@ type Checkpointer struct {
 	// Report, if not nil, hears of every save an observer made: a failed
 	// periodic save does not stop training, so the caller should say so.
 	Report func(path string, iteration int, err error)
+	// Settings are written into every checkpoint (Checkpoint.Settings).
+	Settings map[string]string
 
 	label      string
 	seed       uint64
@@ -302,6 +316,10 @@ func (k *Checkpointer) Iteration() int { return k.iteration }
 // resume included.
 func (k *Checkpointer) Metrics() []Metrics { return k.metrics }
 
+// Saved returns the iteration of the last checkpoint this checkpointer
+// wrote, or -1 if it wrote none.
+func (k *Checkpointer) Saved() int { return k.saved }
+
 // Save writes the checkpoint of the run as it stands (call it between
 // iterations: from an observer, or after Train returned).
 func (k *Checkpointer) Save() error {
@@ -321,7 +339,7 @@ func (k *Checkpointer) Save() error {
 		return err
 	}
 	c := &Checkpoint{Label: k.label, Seed: k.seed, Iterations: k.iterations, Iteration: k.iteration,
-		Model: m, Optimizer: opt, RNG: rng, Metrics: k.metrics}
+		Model: m, Optimizer: opt, RNG: rng, Metrics: k.metrics, Settings: k.Settings}
 	if err := c.Save(k.Path); err != nil {
 		return err
 	}

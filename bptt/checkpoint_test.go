@@ -198,7 +198,8 @@ func TestBadCheckpoints(t *testing.T) {
 		{"truncated", good[:len(good)/2], "truncated"},
 		{"not JSON", []byte("PK\x03\x04 a zip file"), "not valid JSON"},
 		{"a model file", model.Bytes(), "not a checkpoint"},
-		{"newer version", edit(`"version":1`, `"version":2`), "version 2"},
+		{"newer version", edit(`"version":2`, `"version":3`), "version 3"},
+		{"version 1 with settings", edit(`"version":2`, `"version":1,"settings":{"out":"x"}`), "version 1 with settings"},
 		{"negative iteration", edit(`"iteration":2`, `"iteration":-1`), "damaged"},
 		{"past the end", edit(`"iteration":2`, `"iteration":9`), "damaged"},
 		{"unknown dtype", edit(`"dtype":"float64"`, `"dtype":"int8"`), "dtype"},
@@ -212,6 +213,39 @@ func TestBadCheckpoints(t *testing.T) {
 			_, err := bptt.ReadCheckpoint(bytes.NewReader(tc.data))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestBadOptimizerState: a checkpoint whose optimiser state no run can have
+// written (a learning rate of 0, negative or huge, a negative second moment)
+// is refused on load with the file and the field named, rather than resumed
+// into a run that diverges or stands still.
+func TestBadOptimizerState(t *testing.T) {
+	good := writeCheckpoint(t, tinySetup(t))
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, from, to, field string
+	}{
+		{"zero learning rate", `"lr":0.05`, `"lr":0`, "optimizer.lr is 0"},
+		{"negative learning rate", `"lr":0.05`, `"lr":-0.05`, "optimizer.lr is -0.05"},
+		{"huge learning rate", `"lr":0.05`, `"lr":1e300`, "optimizer.lr is 1e+300"},
+		{"negative steps", `"steps":2`, `"steps":-2`, "optimizer.steps is -2"},
+		{"negative second moment", `"v":[[`, `"v":[[-1e-9,`, "optimizer.buffers.v[0][0] is -1e-09"},
+		{"huge first moment", `"m":[[`, `"m":[[1e400,`, "cannot unmarshal"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !bytes.Contains(good, []byte(tc.from)) {
+				t.Fatalf("the checkpoint has no %q", tc.from)
+			}
+			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".ckpt")
+			if err := os.WriteFile(path, bytes.Replace(good, []byte(tc.from), []byte(tc.to), 1), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := bptt.LoadCheckpoint(path)
+			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.field) {
+				t.Fatalf("error %v, want one naming %s and %q", err, path, tc.field)
 			}
 		})
 	}

@@ -33,7 +33,9 @@
 //
 // Checkpoint and Checkpointer save a run between iterations (model,
 // optimiser state, random source, metrics) and resume it bit for bit;
-// LongRun bundles the command-line flags for that. Train stops with a
+// Checkpointer.Request is the hook for a checkpoint on demand. The
+// commands' flags, signals and messages for long runs live in
+// internal/runctl, not here: this package prints nothing. Train stops with a
 // *NonFiniteError before a NaN or an infinity reaches the model.
 // Setup.Recompute turns on gradient checkpointing over time (keep a state
 // every k steps, recompute a segment's activations in the backward pass),

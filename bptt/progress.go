@@ -3,6 +3,7 @@ package bptt
 import (
 	"fmt"
 	"io"
+	"math"
 	"time"
 )
 
@@ -18,9 +19,8 @@ func Progress(w io.Writer, tty bool) Observer {
 			return
 		}
 		rate := float64(e.Iteration-e.Start) / e.Elapsed.Seconds()
-		eta := time.Duration(float64(e.Iterations-e.Iteration) / rate * float64(time.Second)).Round(time.Second)
-		line := fmt.Sprintf("iter %*d/%d  soft %9.3f  hard %5.0f  active %4d  %6.2f it/s  ETA %v",
-			len(fmt.Sprint(e.Iterations)), e.Iteration, e.Iterations, e.SoftLoss, e.HardLoss, e.ActiveGates, rate, eta)
+		line := fmt.Sprintf("iter %*d/%d  soft %9.3f  hard %5.0f  active %4d  %6.2f it/s  ETA %s",
+			len(fmt.Sprint(e.Iterations)), e.Iteration, e.Iterations, e.SoftLoss, e.HardLoss, e.ActiveGates, rate, eta(e.Iterations-e.Iteration, rate))
 		switch {
 		case !tty:
 			fmt.Fprintln(w, line)
@@ -30,4 +30,19 @@ func Progress(w io.Writer, tty bool) Observer {
 			fmt.Fprintf(w, "\r%s\x1b[K", line)
 		}
 	}
+}
+
+// eta is the time left for left iterations at rate iterations a second,
+// rounded to the second; "?" when the rate says nothing (no time measured
+// yet, no iteration done, or a remainder beyond what a Duration holds), so
+// that it never prints a negative or overflowed time.
+func eta(left int, rate float64) string {
+	if left <= 0 {
+		return "0s"
+	}
+	secs := float64(left) / rate
+	if !(rate > 0) || math.IsInf(rate, 0) || secs > math.MaxInt64/float64(time.Second) {
+		return "?"
+	}
+	return time.Duration(secs * float64(time.Second)).Round(time.Second).String()
 }

@@ -35,3 +35,33 @@ func TestProgress(t *testing.T) {
 		t.Fatalf("terminal: want 40 rewrites and one final newline, got %d and %d", strings.Count(tty, "\r"), strings.Count(tty, "\n"))
 	}
 }
+
+// TestProgressETA: the time left is never negative, whatever the clock and
+// counts say: a zero elapsed time, no iteration since the start, a rate so
+// slow the time left overflows a Duration, or more iterations done than
+// asked for.
+func TestProgressETA(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		iteration, iterations int
+		start                 int
+		elapsed               time.Duration
+		want                  string
+	}{
+		{"steady", 10, 40, 0, time.Second, "ETA 3s"},
+		{"last iteration", 40, 40, 0, 4 * time.Second, "ETA 0s"},
+		{"no time measured", 1, 40, 0, 0, "ETA ?"},
+		{"nothing done since the start", 6, 40, 6, time.Second, "ETA ?"},
+		{"overflowing Duration", 1, 1 << 62, 0, time.Hour, "ETA ?"},
+		{"past the end", 42, 40, 0, time.Second, "ETA 0s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			bptt.Progress(&buf, false)(bptt.Event{Metrics: bptt.Metrics{Iteration: tc.iteration}, Iterations: tc.iterations, Start: tc.start, Elapsed: tc.elapsed})
+			line := buf.String()
+			if !strings.Contains(line, tc.want) || strings.Contains(line, "ETA -") {
+				t.Fatalf("%q: want %q", line, tc.want)
+			}
+		})
+	}
+}

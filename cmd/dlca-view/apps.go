@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/dlca/dlca/autograd"
@@ -50,29 +49,29 @@ func checkChannel(f *flags, c int) error {
 	return nil
 }
 
-func modelPath(f *flags) string { return filepath.Join(f.out, "model.json") }
+func modelPath(f *flags) string { return filepath.Join(f.long.Out, "model.json") }
 
 // liveApp starts training f.train and returns the App that shows it. When
 // the window closes before training ends, the checkpoint is saved and *note
 // says how to resume.
 func liveApp(ctx context.Context, f *flags, opt viewer.Options, note *string, stderr io.Writer) (*viewer.App, string, error) {
-	e, err := experiments.Get(f.train)
+	resumed, err := f.long.Resumed()
 	if err != nil {
 		return nil, "", err
 	}
-	if f.iterations > 0 {
-		e.Iterations = f.iterations
+	e, err := experiments.Get(f.long.Experiment)
+	if err != nil {
+		return nil, "", err
 	}
-	e.Seed, e.Model.Seed = f.seed, f.wiringSeed
+	if f.long.Iterations > 0 {
+		e.Iterations = f.long.Iterations
+	}
+	e.Seed, e.Model.Seed = f.long.Seed, f.long.WiringSeed
 	if err := checkChannel(f, e.Model.Channels); err != nil {
 		return nil, "", err
 	}
-	resumed, err := f.long.Resumed(e.Model)
-	if err != nil {
+	if err := f.long.CheckModel(resumed, e.Model); err != nil {
 		return nil, "", err
-	}
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return nil, "", fmt.Errorf("cannot create the output directory: %w", err)
 	}
 	m, err := dlca.New(e.Model, autograd.Float32)
 	if err != nil {
@@ -80,30 +79,26 @@ func liveApp(ctx context.Context, f *flags, opt viewer.Options, note *string, st
 	}
 	if resumed != nil {
 		m = resumed.Model
-		if f.iterations == 0 {
-			e.Iterations = resumed.Iterations
-		}
 	}
 	setup := e.Setup(m)
 	if err := f.long.Prepare(&setup, e.Model.Height, e.Model.Width); err != nil {
 		return nil, "", err
 	}
-	eng, device, err := gpu.SelectEngine(f.device, setup, stderr)
+	eng, device, err := gpu.SelectEngine(f.long.Device, setup, stderr)
 	if err != nil {
 		return nil, "", err
 	}
 	run := e.Run()
-	stopCheckpoints, err := f.long.Start(f.out, e.Name, eng, &run, resumed, stderr)
+	stopCheckpoints, err := f.long.Start(eng, &run, resumed, stderr)
 	if err != nil {
 		eng.Close()
 		return nil, "", err
 	}
 	h, w := gridSize(f, e.Model.Height, e.Model.Width)
-	resume := fmt.Sprintf("dlca-view -train %s -seed %d -wiring-seed %d -out %s", e.Name, f.seed, f.wiringSeed, f.out)
 	tr := &viewer.Training{
 		Engine: eng, Setup: setup, Run: run,
 		Sim: func(m *dlca.Model) viewer.Simulator {
-			return viewer.NewModelSim(m, h, w, e.Init, f.seed)
+			return viewer.NewModelSim(m, h, w, e.Init, f.long.Seed)
 		},
 		Finish: func(m *dlca.Model, err error) error {
 			defer stopCheckpoints()
@@ -114,13 +109,13 @@ func liveApp(ctx context.Context, f *flags, opt viewer.Options, note *string, st
 			}
 			if errors.Is(err, context.Canceled) {
 				// Stopped saves the checkpoint and says how to go on.
-				*note = f.long.Stopped(err, resume).Error()
+				*note = f.long.Stopped(err).Error()
 				return nil
 			}
 			if err != nil {
-				return f.long.Stopped(err, resume)
+				return f.long.Stopped(err)
 			}
-			return nil
+			return f.long.Finished()
 		},
 	}
 	if resumed != nil {
@@ -157,5 +152,5 @@ func replayApp(f *flags, opt viewer.Options) (*viewer.App, string, error) {
 	}
 	h, w := gridSize(f, m.Config.Height, m.Config.Width)
 	opt.Title = fmt.Sprintf("replay %s", filepath.Base(f.model))
-	return viewer.New(viewer.NewModelSim(m, h, w, init, f.seed), opt), "dlca-view: " + f.model, nil
+	return viewer.New(viewer.NewModelSim(m, h, w, init, f.long.Seed), opt), "dlca-view: " + f.model, nil
 }

@@ -23,7 +23,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/internal/runctl"
 	"github.com/dlca/dlca/viewer"
 	"github.com/dlca/dlca/viewer/window"
 )
@@ -38,17 +38,15 @@ func main() {
 
 // flags are the command line's settings.
 type flags struct {
-	train, model, experiment, out, device string
-	iterations                            int
-	seed, wiringSeed                      uint64
-	size, rows, cols                      int
-	hard, async, rgb, paused, gridLines   bool
-	channel, speed                        int
-	channelSet                            bool // -channel given: no automatic RGB
-	width, height                         int
-	shotAfter                             int
-	shotPath, shotDir                     string
-	long                                  bptt.LongRun // -checkpoint, -checkpoint-every, -resume, ...
+	train, model, experiment            string
+	size, rows, cols                    int
+	hard, async, rgb, paused, gridLines bool
+	channel, speed                      int
+	channelSet                          bool // -channel given: no automatic RGB
+	width, height                       int
+	shotAfter                           int
+	shotPath, shotDir                   string
+	long                                runctl.LongRun // -out, -seed, -checkpoint, -resume, ...: the training's settings
 }
 
 func parse(args []string, stderr io.Writer) (*flags, error) {
@@ -58,11 +56,11 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.train, "train", "", "train this experiment live (dlca list shows them)")
 	fs.StringVar(&f.model, "model", "", "replay this model file")
 	fs.StringVar(&f.experiment, "experiment", "", "with -model: the experiment whose initial state to use (default: random bits)")
-	fs.StringVar(&f.out, "out", "out/dlca-view", "with -train: directory for model.json and checkpoint.json, saved when training ends or the window closes")
-	fs.StringVar(&f.device, "device", "cpu", "with -train: where to train: cpu, gpu or auto")
-	fs.IntVar(&f.iterations, "iterations", 0, "with -train: iterations (0 = the experiment's)")
-	fs.Uint64Var(&f.seed, "seed", 23, "seed of the training batches and of the initial states shown")
-	fs.Uint64Var(&f.wiringSeed, "wiring-seed", 23, "with -train: seed of the wiring")
+	fs.StringVar(&f.long.Out, "out", "out/dlca-view", "with -train: directory for model.json and checkpoint.json, saved when training ends or the window closes (with -resume: the run's)")
+	fs.StringVar(&f.long.Device, "device", "cpu", "with -train: where to train: cpu, gpu or auto")
+	fs.IntVar(&f.long.Iterations, "iterations", 0, "with -train: iterations (0 = the experiment's)")
+	fs.Uint64Var(&f.long.Seed, "seed", 23, "seed of the training batches and of the initial states shown")
+	fs.Uint64Var(&f.long.WiringSeed, "wiring-seed", 23, "with -train: seed of the wiring")
 	fs.IntVar(&f.size, "size", 0, "grid size (square); 0 = the model's training grid")
 	fs.IntVar(&f.rows, "rows", 0, "grid rows (overrides -size)")
 	fs.IntVar(&f.cols, "cols", 0, "grid columns (overrides -size)")
@@ -83,6 +81,8 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 		return nil, errUsage
 	}
 	fs.Visit(func(fl *flag.Flag) { f.channelSet = f.channelSet || fl.Name == "channel" })
+	f.long.Given(fs, "experiment") // -train names it
+	f.long.Command, f.long.Experiment = "dlca-view -train "+f.train, f.train
 	switch {
 	case fs.NArg() > 0:
 		return nil, fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0))
@@ -90,8 +90,6 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 		return nil, errors.New("give either -train EXPERIMENT (live training) or -model FILE (replay)")
 	case f.size < 0 || f.rows < 0 || f.cols < 0:
 		return nil, errors.New("grid sizes must not be negative")
-	case f.iterations < 0:
-		return nil, fmt.Errorf("-iterations %d: must not be negative", f.iterations)
 	case f.speed < 1:
 		return nil, fmt.Errorf("-speed %d: must be at least 1 step per second", f.speed)
 	case f.width < 1 || f.height < 1:

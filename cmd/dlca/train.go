@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
 	"github.com/dlca/dlca/gpu"
+	"github.com/dlca/dlca/internal/runctl"
 	"github.com/dlca/dlca/internal/safefile"
 )
 
@@ -40,41 +42,39 @@ type runRecord struct {
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dlca train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	name := fs.String("experiment", "checkerboard", "experiment to train (dlca list shows them)")
-	out := fs.String("out", "", "output directory (created if missing; required)")
-	iters := fs.Int("iterations", 0, "training iterations (0 = the paper's)")
-	seed := fs.Uint64("seed", 23, "seed of the batches")
-	wiring := fs.Uint64("wiring-seed", 23, "seed of the wiring")
-	device := fs.String("device", "cpu", "where to train: "+gpu.Devices+" (auto: a hardware GPU if there is one, else the CPU)")
+	long := runctl.LongRun{Command: "dlca train"} // the run's settings, checkpoints, -resume, -force (internal/runctl)
+	fs.StringVar(&long.Experiment, "experiment", "checkerboard", "experiment to train (dlca list shows them)")
+	fs.StringVar(&long.Out, "out", "", "output directory (created if missing; required, but with -resume it defaults to the run's)")
+	fs.IntVar(&long.Iterations, "iterations", 0, "training iterations (0 = the paper's)")
+	fs.Uint64Var(&long.Seed, "seed", 23, "seed of the batches")
+	fs.Uint64Var(&long.WiringSeed, "wiring-seed", 23, "seed of the wiring")
+	fs.StringVar(&long.Device, "device", "cpu", "where to train: "+gpu.Devices+" (auto: a hardware GPU if there is one, else the CPU)")
 	quiet := fs.Bool("quiet", false, "no progress output")
-	var long bptt.LongRun // checkpoints, -resume, -max-memory, -recompute (bptt/checkpoint_cmd.go)
 	long.AddFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *out == "" {
+	long.Given(fs)
+	resumed, err := long.Resumed()
+	if err != nil {
+		return err
+	}
+	switch {
+	case long.Out == "" && resumed != nil:
+		return fmt.Errorf("-out is required: checkpoint %s (format version 1) does not record its run's folder", long.Resume)
+	case long.Out == "":
 		return fmt.Errorf("-out is required: the directory to write the model and pictures into")
 	}
-	if *iters < 0 {
-		return fmt.Errorf("-iterations %d: must not be negative", *iters)
-	}
-	e, err := experiments.Get(*name)
+	e, err := experiments.Get(long.Experiment)
 	if err != nil {
 		return err
 	}
-	if *iters > 0 {
-		e.Iterations = *iters
+	if long.Iterations > 0 {
+		e.Iterations = long.Iterations
 	}
-	e.Seed = *seed
-	e.Model.Seed = *wiring
-	resumed, err := long.Resumed(e.Model)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("cannot create the output directory: %w", err)
-	}
-	if err := bptt.CheckWritable(*out); err != nil {
+	e.Seed = long.Seed
+	e.Model.Seed = long.WiringSeed
+	if err := long.CheckModel(resumed, e.Model); err != nil {
 		return err
 	}
 	m, err := dlca.New(e.Model, autograd.Float32)
@@ -83,9 +83,6 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if resumed != nil {
 		m = resumed.Model
-		if *iters == 0 {
-			e.Iterations = resumed.Iterations
-		}
 	}
 	// NOTE: the engine keeps every step's activations (about 200 MB for the
 	// checkerboard) for the whole run, and each iteration's garbage is small
@@ -96,7 +93,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := long.Prepare(&setup, e.Model.Height, e.Model.Width); err != nil {
 		return err
 	}
-	eng, chosen, err := gpu.SelectEngine(*device, setup, stderr)
+	eng, chosen, err := gpu.SelectEngine(long.Device, setup, stderr)
 	if err != nil {
 		return err
 	}
@@ -107,17 +104,18 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	start := time.Now()
 	run := e.Run(obs...)
-	stopCheckpoints, err := long.Start(*out, e.Name, eng, &run, resumed, stderr)
+	stop, err := long.Start(eng, &run, resumed, stderr)
 	if err != nil {
 		return err
 	}
-	defer stopCheckpoints()
+	defer stop()
 	metrics, trained, err := bptt.Train(ctx, eng, setup, run)
 	if err != nil {
-		return long.Stopped(err, fmt.Sprintf("dlca train -experiment %s -seed %d -out %s", e.Name, *seed, *out))
+		return long.Stopped(err)
 	}
+	out := long.Out
 	metrics = long.Metrics(metrics)
-	rec := runRecord{Experiment: e.Name, Seed: *seed, WiringSeed: *wiring, Iterations: e.Iterations, Device: chosen, Machine: machineDescription(),
+	rec := runRecord{Experiment: e.Name, Seed: long.Seed, WiringSeed: long.WiringSeed, Iterations: e.Iterations, Device: chosen, Machine: machineDescription(),
 		WallSeconds: time.Since(start).Seconds() + timeBefore(resumed), Metrics: metrics}
 	for _, m := range metrics {
 		if m.HardLoss == 0 && rec.FirstHard0 == 0 {
@@ -127,12 +125,19 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(metrics) > 0 {
 		rec.Final = metrics[len(metrics)-1]
 	}
-	if err := trained.Save(filepath.Join(*out, "model.json")); err != nil {
+	// The model and the checkpoint first: what follows (checks, pictures)
+	// can be interrupted without losing the training.
+	if err := trained.Save(filepath.Join(out, "model.json")); err != nil {
 		return err
 	}
-	rec.Checks = experiments.RunChecks(e, trained)
-	if err := writeOutputs(*out, e, trained, &rec); err != nil {
+	if err := long.Finished(); err != nil {
 		return err
+	}
+	if rec.Checks, err = runChecks(ctx, e, trained); err != nil {
+		return afterTraining(err, &long)
+	}
+	if err := writeOutputs(ctx, out, e, trained, &rec); err != nil {
+		return afterTraining(err, &long)
 	}
 	firstZero := "never 0"
 	if rec.FirstHard0 > 0 {
@@ -143,8 +148,33 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, c := range rec.Checks {
 		fmt.Fprintf(stdout, "check %-16s %s  %s\n", c.Name, passFail(c.Passed), c.Detail)
 	}
-	fmt.Fprintf(stdout, "wrote %s\n", *out)
+	fmt.Fprintf(stdout, "wrote %s\n", out)
 	return nil
+}
+
+// runChecks runs the experiment's checks on m, returning early with ctx's
+// error when ctx is done (SIGINT): the checks compute only, so the one
+// still running is left to the exiting process.
+func runChecks(ctx context.Context, e *experiments.Experiment, m *dlca.Model) ([]experiments.CheckResult, error) {
+	done := make(chan []experiments.CheckResult, 1)
+	go func() { done <- experiments.RunChecks(e, m) }()
+	select {
+	case r := <-done:
+		return r, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// afterTraining explains an error of the checks or pictures, which come
+// after the model and the checkpoint are saved: resuming the finished run
+// trains no further and writes them.
+func afterTraining(err error, long *runctl.LongRun) error {
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("interrupted after training: the model and checkpoint are saved in %s, the checks' results and pictures may be missing; to write them: %s",
+			long.Out, long.ResumeCommand(long.CheckpointPath()))
+	}
+	return err
 }
 
 // timeBefore is the training time, in seconds, of the iterations a resumed
@@ -194,12 +224,20 @@ func writeJSON(path string, v any) error {
 
 // writeOutputs writes run.json, the loss curve, the hard rollout on the
 // training grid and one animation per check into dir.
-func writeOutputs(dir string, e *experiments.Experiment, m *dlca.Model, rec *runRecord) error {
+// It stops between files when ctx is done; every file is written atomically,
+// so none is left half-written under its name.
+func writeOutputs(ctx context.Context, dir string, e *experiments.Experiment, m *dlca.Model, rec *runRecord) error {
 	if err := writeJSON(filepath.Join(dir, "run.json"), rec); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	title := fmt.Sprintf("%s, seed %d, wiring seed %d", e.Name, rec.Seed, rec.WiringSeed)
 	if err := saveLossPlot(filepath.Join(dir, "loss.png"), title, rec.Metrics); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	train := experiments.Rollout(e, m, e.Model.Height, e.Steps, 0, 0)
@@ -207,6 +245,9 @@ func writeOutputs(dir string, e *experiments.Experiment, m *dlca.Model, rec *run
 		return err
 	}
 	for _, c := range rec.Checks {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if c.Frames != nil {
 			if err := saveBitsGIF(filepath.Join(dir, c.Name+".gif"), c.Frames, paintOptions(e, 4)); err != nil {
 				return err

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -34,6 +35,21 @@ func asCommand(args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "DLCA_RUN_AS_COMMAND="+strings.Join(args, "\x1f"))
 	return cmd
+}
+
+// startCommand starts the dlca command line args as a subprocess and
+// returns it with its standard error.
+func startCommand(t *testing.T, args ...string) (*exec.Cmd, io.Reader) {
+	t.Helper()
+	cmd := asCommand(args...)
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, pipe
 }
 
 // snapshot maps every file under dir to a digest of its content, mode and
@@ -88,12 +104,17 @@ func TestBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	edit := func(name, from, to string) string {
-		if !bytes.Contains(model, []byte(from)) {
-			t.Fatalf("model-tiny.json has no %q", from)
+	// editOf returns a function that writes a copy of src (what) with one
+	// edit as a file of the test.
+	editOf := func(src []byte, what string) func(name, from, to string) string {
+		return func(name, from, to string) string {
+			if !bytes.Contains(src, []byte(from)) {
+				t.Fatalf("%s has no %q", what, from)
+			}
+			return writeFile(t, dir, name, bytes.Replace(src, []byte(from), []byte(to), 1))
 		}
-		return writeFile(t, dir, name, bytes.Replace(model, []byte(from), []byte(to), 1))
 	}
+	edit := editOf(model, "model-tiny.json")
 	cfgEdit := func(name, from, to string) string { return edit(name, `"config": {`+from, `"config": {`+to) }
 	good := writeFile(t, dir, "good.json", model)
 	// An output directory of an earlier run, which no failure may touch.
@@ -104,6 +125,14 @@ func TestBadInput(t *testing.T) {
 	}
 	ckpt := filepath.Join(out, "checkpoint.json")
 	notDir := writeFile(t, dir, "a-file", []byte("x"))
+	// A run refused before training leaves no folder behind, not even an
+	// empty one.
+	fresh := filepath.Join(dir, "fresh", "run")
+	goodCkpt, err := os.ReadFile(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	editCheckpoint := editOf(goodCkpt, "the checkpoint")
 
 	cases := []struct {
 		name string
@@ -152,14 +181,19 @@ func TestBadInput(t *testing.T) {
 		{"resume missing", []string{"train", "-experiment", "checkerboard-small", "-resume", filepath.Join(dir, "none.ckpt"), "-out", out}, "cannot open checkpoint"},
 		{"resume a model file", []string{"train", "-experiment", "checkerboard-small", "-resume", good, "-out", out}, "not a checkpoint"},
 		{"resume truncated", []string{"train", "-experiment", "checkerboard-small", "-resume", truncatedCopy(t, ckpt, dir), "-out", out}, "truncated"},
-		{"resume as another experiment", []string{"train", "-experiment", "checkerboard", "-resume", ckpt, "-out", out}, `the checkpoint is of "checkerboard-small"`},
+		{"resume as another experiment", []string{"train", "-experiment", "checkerboard", "-resume", ckpt, "-out", out}, `-experiment checkerboard contradicts the checkpoint ` + ckpt + `, whose run has experiment checkerboard-small`},
 		{"resume a checkpoint of another model", []string{"train", "-experiment", "checkerboard-small", "-resume", foreignCheckpoint(t, good, dir), "-out", out}, "whose model has config {\"height\":4"},
-		{"resume with another seed", []string{"train", "-experiment", "checkerboard-small", "-seed", "5", "-resume", ckpt, "-out", out}, "seed 23, not 5"},
+		{"resume with another seed", []string{"train", "-experiment", "checkerboard-small", "-seed", "5", "-resume", ckpt, "-out", out}, "-seed 5 contradicts the checkpoint " + ckpt + ", whose run has seed 23"},
 		// Output directories.
 		{"output is a file", []string{"train", "-experiment", "checkerboard-small", "-out", notDir}, "cannot create the output directory"},
 		{"output under a file", []string{"train", "-experiment", "checkerboard-small", "-out", filepath.Join(notDir, "sub")}, "not a directory"},
 		{"output in /proc", []string{"train", "-experiment", "checkerboard-small", "-out", "/proc/dlca-out"}, "cannot create the output directory"},
-		{"checkpoint in an unwritable place", []string{"train", "-experiment", "checkerboard-small", "-checkpoint", "/proc/self/dlca.ckpt", "-out", filepath.Join(dir, "fresh")}, "cannot write into /proc/self"},
+		{"checkpoint in an unwritable place", []string{"train", "-experiment", "checkerboard-small", "-checkpoint", "/proc/self/dlca.ckpt", "-out", fresh}, "cannot write into /proc/self"},
+		{"checkpoint is a directory", []string{"train", "-experiment", "checkerboard-small", "-checkpoint", dir, "-out", fresh}, "-checkpoint " + dir + " is a directory"},
+		{"checkpoint is a device", []string{"train", "-experiment", "checkerboard-small", "-checkpoint", os.DevNull, "-out", fresh}, "-checkpoint /dev/null is not a regular file but a device"},
+		{"checkpoint in a missing folder", []string{"train", "-experiment", "checkerboard-small", "-checkpoint", filepath.Join(dir, "none", "c.json"), "-out", fresh}, "its folder " + filepath.Join(dir, "none") + " does not exist"},
+		{"resume a checkpoint with learning rate 0", []string{"train", "-resume", editCheckpoint("lr0.ckpt", `"lr":0.05`, `"lr":0`), "-out", fresh}, "lr0.ckpt: bptt: checkpoint field optimizer.lr is 0"},
+		{"resume a checkpoint with a negative second moment", []string{"train", "-resume", editCheckpoint("v.ckpt", `"v":[[`, `"v":[[-1,`), "-out", fresh}, "v.ckpt: bptt: checkpoint field optimizer.buffers.v[0][0] is -1"},
 	}
 	if os.Getuid() != 0 { // root writes anywhere
 		ro := filepath.Join(dir, "read-only")
@@ -183,7 +217,6 @@ func TestBadInput(t *testing.T) {
 				t.Fatalf("a panic trace: %s", errs)
 			}
 			after := snapshot(t, dir)
-			delete(after, filepath.Join(dir, "fresh")) // an empty new directory is all a failure may leave
 			for p, h := range before {
 				if after[p] != h {
 					t.Errorf("%s changed", p)
@@ -250,14 +283,7 @@ func TestSignalSavesCheckpoint(t *testing.T) {
 			ckpt := filepath.Join(out, "checkpoint.json")
 			// No periodic checkpoints: once training runs, SIGUSR1 asks for
 			// one, then sig stops the run.
-			cmd := asCommand("train", "-experiment", "checkerboard-small", "-iterations", iterations, "-checkpoint-every", "0", "-out", out)
-			pipe, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			cmd, pipe := startCommand(t, "train", "-experiment", "checkerboard-small", "-iterations", iterations, "-checkpoint-every", "0", "-out", out)
 			var stderr bytes.Buffer
 			training := make(chan struct{})
 			done := make(chan struct{})

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package runctl
+
+import "github.com/dlca/dlca/bptt"
+
+// onDemand does nothing where there is no SIGUSR1.
+func onDemand(*bptt.Checkpointer) (stop func()) { return func() {} }
