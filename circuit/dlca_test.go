@@ -36,7 +36,7 @@ func learnedLike(t testing.TB, cfg dlca.Config, active int, seed uint64) *dlca.M
 }
 
 // smallConfig is a 3-channel CA with the paper's kernel shape.
-func smallConfig(b dlca.Boundary) dlca.Config {
+func smallConfig(b circuit.Boundary) dlca.Config {
 	return dlca.Config{Height: 8, Width: 8, Channels: 3, Boundary: b, Kernels: 4,
 		KernelLayers: []int{9, 8, 4, 2}, UpdateLayers: []int{32, 16, 8, 6, 3},
 		Seed: 3, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate}
@@ -60,7 +60,7 @@ func toGrid(s *dlca.Bits) *circuit.Grid {
 // dlca's fire masks), on both boundaries, before and after Simplify.
 func TestSimMatchesDLCAHardRollout(t *testing.T) {
 	const steps = 6
-	for _, b := range []dlca.Boundary{dlca.Periodic, dlca.Zero} {
+	for _, b := range []circuit.Boundary{circuit.Periodic, circuit.Zero} {
 		for _, async := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%v-async=%v", b, async), func(t *testing.T) {
 				cfg := smallConfig(b)
@@ -86,12 +86,8 @@ func TestSimMatchesDLCAHardRollout(t *testing.T) {
 				if sections := sectionNames(report.Before); sections != "perception update all" {
 					t.Fatalf("the report counts sections %q, want perception update all", sections)
 				}
-				bound := circuit.Periodic
-				if b == dlca.Zero {
-					bound = circuit.Zero
-				}
 				for _, n := range []*circuit.Netlist{nl, simple} {
-					sim := circuit.NewSim(n, bound, 2)
+					sim := circuit.NewSim(n, b, 2)
 					cur := toGrid(start)
 					masks := dlca.NewFireMasks(5, cfg.FireRate)
 					for range steps {

@@ -85,7 +85,7 @@ func (s *Bits) Tensor(dtype autograd.DType) *autograd.Tensor {
 // Circuit is a hard model ready to run: its netlist and the grid rules.
 type Circuit struct {
 	Netlist  *circuit.Netlist
-	Boundary Boundary
+	Boundary circuit.Boundary
 	FireRate float64
 }
 

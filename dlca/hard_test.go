@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/gates"
 )
 
@@ -45,9 +46,9 @@ func randomBits(seed uint64, b, h, w, c int) *Bits {
 // boundaries.
 func TestCircuitMatchesSoftRolloutOfOneHotModel(t *testing.T) {
 	for _, tc := range []struct {
-		b     Boundary
+		b     circuit.Boundary
 		async bool
-	}{{Zero, false}, {Periodic, false}, {Zero, true}, {Periodic, true}} {
+	}{{circuit.Zero, false}, {circuit.Periodic, false}, {circuit.Zero, true}, {circuit.Periodic, true}} {
 		t.Run(fmt.Sprintf("%v-async=%v", tc.b, tc.async), func(t *testing.T) {
 			m := tinyModel(t, tinyConfig(tc.b), 21)
 			start := randomBits(1, 3, 5, 7, 2) // 105 cells: two words, the second partial
