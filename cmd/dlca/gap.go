@@ -108,7 +108,7 @@ func writeDrift(w io.Writer, e *experiments.Experiment, m *dlca.Model, seed uint
 				unsure++
 			}
 			cell, ch := i/c, i%c
-			bit := bits.Get(cell/(b.Height*b.Width), cell/b.Width%b.Height, cell%b.Width, ch)
+			bit := bits.Cell(cell, ch)
 			if (v >= 0.5) != (bit == 1) {
 				differ++
 			}
