@@ -38,8 +38,8 @@
 // both). Neighbourhood is the gather alone as an autograd op.
 //
 // The hard automaton (every gate its argmax op, on bits) is a
-// circuit.Netlist (Model.Netlist), one cell's flat circuit, run by Circuit on
-// Bits, 64 cells per machine word.
+// circuit.Netlist (Model.Netlist), one cell's flat circuit; Circuit runs it
+// on Bits (one circuit.Grid per board) with circuit.Sim.
 // Model files are versioned JSON (Save, Load), described in
 // docs/model-format.md.
 //
