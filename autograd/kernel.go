@@ -1,9 +1,6 @@
 package autograd
 
-import (
-	"runtime"
-	"sync"
-)
+import "github.com/dlca/dlca/internal/parallel"
 
 // Float is the element type of tensor storage. Every element loop is written
 // once over Float and instantiated for float32 and float64.
@@ -26,23 +23,11 @@ func ParallelFor(n int, body func(lo, hi int)) {
 // parallelForCost is parallelFor for loops whose iterations each cost about
 // cost elements of work.
 func parallelForCost(n, cost int, body func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if n*max(cost, 1) < parallelMin || workers < 2 || n < 2 {
+	if n*max(cost, 1) < parallelMin {
 		body(0, n)
 		return
 	}
-	workers = min(workers, n)
-	chunk := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			body(lo, hi)
-		}()
-	}
-	wg.Wait()
+	parallel.For(n, 0, func(_, lo, hi int) { body(lo, hi) })
 }
 
 // mapSlice sets dst[i] = f(src[i]), computing in float64.

@@ -9,6 +9,7 @@ import (
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/autograd/optim"
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
 )
@@ -18,7 +19,7 @@ import (
 func tinySetup(t *testing.T) bptt.Setup {
 	t.Helper()
 	cfg := dlca.Config{
-		Height: 4, Width: 4, Channels: 2, Boundary: dlca.Zero, Kernels: 2,
+		Height: 4, Width: 4, Channels: 2, Boundary: circuit.Zero, Kernels: 2,
 		KernelLayers: []int{9, 8, 4, 2}, UpdateLayers: []int{8, 4, 2},
 		Seed: 5, PassThrough: 10, FireRate: 0.6,
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 )
 
@@ -15,7 +16,7 @@ import (
 func randomSetup(t *testing.T, dtype autograd.DType, steps int, async bool) Setup {
 	t.Helper()
 	cfg := dlca.Config{
-		Height: 5, Width: 4, Channels: 3, Boundary: dlca.Zero, Kernels: 2,
+		Height: 5, Width: 4, Channels: 3, Boundary: circuit.Zero, Kernels: 2,
 		KernelLayers: []int{9, 8, 4, 2}, UpdateLayers: []int{16, 8, 4, 3},
 		Seed: 7, PassThrough: 10, FireRate: 0.6,
 	}

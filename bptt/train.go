@@ -134,8 +134,8 @@ func HardLoss(c *dlca.Circuit, setup Setup, b *Batch) float64 {
 	nl := len(setup.LossChannels)
 	for i := range final.Cells() {
 		for j, k := range setup.LossChannels {
-			got := final.Planes[k][i/64] >> (i % 64) & 1
-			want := uint64(0)
+			got := final.Cell(i, k)
+			want := uint8(0)
 			if b.Target[i*nl+j] > 0.5 {
 				want = 1
 			}

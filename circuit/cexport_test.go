@@ -65,7 +65,8 @@ func TestCMatchesSim(t *testing.T) {
 			g := NewGrid(tc.h, tc.w, c)
 			g.Randomize(rng)
 			var in bytes.Buffer
-			binary.Write(&in, binary.LittleEndian, []int32{int32(tc.h), int32(tc.w), int32(1 - int(b)), int32(c), steps})
+			periodic := map[Boundary]int32{Zero: 0, Periodic: 1}[b]
+			binary.Write(&in, binary.LittleEndian, []int32{int32(tc.h), int32(tc.w), periodic, int32(c), steps})
 			for _, p := range g.Planes {
 				binary.Write(&in, binary.LittleEndian, p)
 			}

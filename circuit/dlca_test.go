@@ -36,44 +36,30 @@ func learnedLike(t testing.TB, cfg dlca.Config, active int, seed uint64) *dlca.M
 }
 
 // smallConfig is a 3-channel CA with the paper's kernel shape.
-func smallConfig(b dlca.Boundary) dlca.Config {
+func smallConfig(b circuit.Boundary) dlca.Config {
 	return dlca.Config{Height: 8, Width: 8, Channels: 3, Boundary: b, Kernels: 4,
 		KernelLayers: []int{9, 8, 4, 2}, UpdateLayers: []int{32, 16, 8, 6, 3},
 		Seed: 3, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate}
 }
 
-// toGrid and fromGrid move a one-board dlca.Bits to and from a Grid.
-func toGrid(s *dlca.Bits) *circuit.Grid {
-	g := circuit.NewGrid(s.Height, s.Width, s.Channels)
-	for y := range s.Height {
-		for x := range s.Width {
-			for c := range s.Channels {
-				g.Set(y, x, c, s.Get(0, y, x, c))
-			}
-		}
-	}
-	return g
-}
-
-// The simulator, on the netlist dlca extracts from a model, agrees bit for
-// bit with dlca's own hard rollout, synchronous and asynchronous (with
-// dlca's fire masks), on both boundaries, before and after Simplify.
-func TestSimMatchesDLCAHardRollout(t *testing.T) {
+// The hard rollout of a dlca model (dlca.Circuit, which runs circuit.Sim)
+// agrees bit for bit with the plain per-cell reference (ReferenceStep over
+// Netlist.Eval) on the netlist dlca extracts, synchronous and asynchronous
+// (with dlca's fire masks), on both boundaries, on a batch of two boards,
+// and so does the simulator on the netlist after Simplify.
+func TestDLCAHardRolloutMatchesReference(t *testing.T) {
 	const steps = 6
-	for _, b := range []dlca.Boundary{dlca.Periodic, dlca.Zero} {
+	for _, b := range []circuit.Boundary{circuit.Periodic, circuit.Zero} {
 		for _, async := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%v-async=%v", b, async), func(t *testing.T) {
 				cfg := smallConfig(b)
 				m := learnedLike(t, cfg, 60, 9)
-				start := dlca.NewBits(1, 9, 70, cfg.Channels)
+				start := dlca.NewBits(2, 9, 70, cfg.Channels)
 				rng := rand.New(rand.NewPCG(4, 0))
-				for c := range start.Planes {
-					for i := range start.Planes[c] {
-						start.Planes[c][i] = rng.Uint64()
-					}
+				for _, g := range start.Boards {
+					g.Randomize(rng)
 				}
-				start = toBits(toGrid(start)) // clears the bits past the last cell
-				want := toGrid(m.Circuit().Rollout(start, steps, dlca.HardOptions{Async: async, Seed: 5}))
+				got := m.Circuit().Rollout(start, steps, dlca.HardOptions{Async: async, Seed: 5})
 
 				nl := m.Netlist()
 				if len(nl.Gates) < 10 {
@@ -86,42 +72,44 @@ func TestSimMatchesDLCAHardRollout(t *testing.T) {
 				if sections := sectionNames(report.Before); sections != "perception update all" {
 					t.Fatalf("the report counts sections %q, want perception update all", sections)
 				}
-				bound := circuit.Periodic
-				if b == dlca.Zero {
-					bound = circuit.Zero
-				}
-				for _, n := range []*circuit.Netlist{nl, simple} {
-					sim := circuit.NewSim(n, bound, 2)
-					cur := toGrid(start)
-					masks := dlca.NewFireMasks(5, cfg.FireRate)
-					for range steps {
-						next := circuit.NewGrid(cur.H, cur.W, cur.C)
-						if async {
-							sim.StepFire(next, cur, fireGrid(masks.Next(cur.H*cur.W), cur.H, cur.W))
-						} else {
-							sim.Step(next, cur)
-						}
-						cur = next
+				sim := circuit.NewSim(simple, b, 2)
+				masks := dlca.NewFireMasks(5, cfg.FireRate)
+				ref, onSim := start.Clone(), start.Clone()
+				hw := start.Height * start.Width
+				for range steps {
+					var fire []bool
+					if async {
+						fire = masks.Next(start.Cells())
 					}
-					if !cur.Equal(want) {
-						t.Fatalf("simulator (%d gates) differs from dlca's hard rollout", len(n.Gates))
+					for i, cur := range ref.Boards {
+						var fireAt func(y, x int) bool
+						var mask *circuit.Grid
+						if fire != nil {
+							board := fire[i*hw : (i+1)*hw]
+							fireAt = func(y, x int) bool { return board[y*start.Width+x] }
+							mask = fireGrid(board, start.Height, start.Width)
+						}
+						ref.Boards[i] = circuit.ReferenceStep(nl, cur, b, fireAt)
+						next := circuit.NewGrid(cur.H, cur.W, cur.C)
+						if mask != nil {
+							sim.StepFire(next, onSim.Boards[i], mask)
+						} else {
+							sim.Step(next, onSim.Boards[i])
+						}
+						onSim.Boards[i] = next
+					}
+				}
+				for i := range ref.Boards {
+					if !got.Boards[i].Equal(ref.Boards[i]) {
+						t.Fatalf("board %d: dlca's hard rollout differs from the reference", i)
+					}
+					if !onSim.Boards[i].Equal(ref.Boards[i]) {
+						t.Fatalf("board %d: the simulator on the simplified netlist (%d gates) differs from the reference", i, len(simple.Gates))
 					}
 				}
 			})
 		}
 	}
-}
-
-func toBits(g *circuit.Grid) *dlca.Bits {
-	s := dlca.NewBits(1, g.H, g.W, g.C)
-	for y := range g.H {
-		for x := range g.W {
-			for c := range g.C {
-				s.Set(0, y, x, c, g.Get(y, x, c))
-			}
-		}
-	}
-	return s
 }
 
 // fireGrid turns dlca's per-cell fire draws into a one-channel grid.

@@ -6,11 +6,9 @@ import (
 )
 
 // EvalWords agrees bit for bit with Eval (gate by gate through
-// gates.Op.Truth) on random netlists in which every op occurs, with a
-// scratch slice longer than needed and left dirty from the previous netlist.
+// gates.Op.Truth) on random netlists in which every op occurs.
 func TestEvalWordsMatchesEval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 0))
-	scratch := make([]uint64, 512)
 	for trial := range 50 {
 		nl := randomNetlist(rng, 1+rng.IntN(12), 1+rng.IntN(200), 1+rng.IntN(4))
 		in := make([]uint64, nl.NumInputs)
@@ -18,9 +16,7 @@ func TestEvalWordsMatchesEval(t *testing.T) {
 			in[i] = rng.Uint64()
 		}
 		got := make([]uint64, len(nl.Outputs))
-		nl.EvalWordsScratch(in, got, scratch)
-		alloc := make([]uint64, len(nl.Outputs))
-		nl.EvalWords(in, alloc)
+		nl.EvalWords(in, got)
 		bits := make([]uint8, nl.NumInputs)
 		for s := range 64 {
 			for i := range bits {
@@ -28,9 +24,6 @@ func TestEvalWordsMatchesEval(t *testing.T) {
 			}
 			for j, want := range nl.Eval(bits) {
 				if g := uint8(got[j] >> s & 1); g != want {
-					t.Fatalf("trial %d, sample %d, output %d: EvalWordsScratch gives %d, Eval %d", trial, s, j, g, want)
-				}
-				if g := uint8(alloc[j] >> s & 1); g != want {
 					t.Fatalf("trial %d, sample %d, output %d: EvalWords gives %d, Eval %d", trial, s, j, g, want)
 				}
 			}

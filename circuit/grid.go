@@ -6,23 +6,6 @@ import (
 	"math/rand/v2"
 )
 
-// Boundary says what lies beyond the edge of a grid.
-type Boundary uint8
-
-const (
-	// Periodic wraps the grid around into a torus.
-	Periodic Boundary = iota
-	// Zero surrounds the grid with cells whose channels are all 0.
-	Zero
-)
-
-func (b Boundary) String() string {
-	if b == Zero {
-		return "zero"
-	}
-	return "periodic"
-}
-
 // Grid is an H x W grid of cells with C channels, bit-packed: one plane
 // per channel, each row in Words = ceil(W/64) words, cell x in bit x%64 of
 // word x/64. Padding bits past W are always zero.

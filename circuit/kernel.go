@@ -85,17 +85,10 @@ func applyOp(o gates.Op, dst, a, b []uint64) {
 // i of every sample (sample s in bit s), and out[j] receives output j. It
 // panics if the slices do not have NumInputs and len(Outputs) words.
 func (nl *Netlist) EvalWords(in, out []uint64) {
-	nl.EvalWordsScratch(in, out, make([]uint64, nl.NumValues()))
-}
-
-// EvalWordsScratch is EvalWords with the caller's scratch space for the
-// values, at least NumValues words, so that a loop evaluating one word after
-// another allocates nothing (dlca's hard step does, word by word).
-func (nl *Netlist) EvalWordsScratch(in, out, vals []uint64) {
-	if len(in) != nl.NumInputs || len(out) != len(nl.Outputs) || len(vals) < nl.NumValues() {
-		panic(fmt.Sprintf("circuit: EvalWords got %d input, %d output and %d scratch words, want %d, %d and at least %d", len(in), len(out), len(vals), nl.NumInputs, len(nl.Outputs), nl.NumValues()))
+	if len(in) != nl.NumInputs || len(out) != len(nl.Outputs) {
+		panic(fmt.Sprintf("circuit: EvalWords got %d input and %d output words, want %d and %d", len(in), len(out), nl.NumInputs, len(nl.Outputs)))
 	}
-	vals = vals[:nl.NumValues()]
+	vals := make([]uint64, nl.NumValues())
 	copy(vals, in)
 	for k, g := range nl.Gates {
 		a, b := vals[g.A], vals[g.B]

@@ -2,10 +2,9 @@ package circuit
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
 
 	"github.com/dlca/dlca/gates"
+	"github.com/dlca/dlca/internal/parallel"
 )
 
 // LifeCircuit returns Conway's Game of Life as a netlist of 28 two-input
@@ -70,19 +69,7 @@ func StepLife(dst, src *Grid, b Boundary, workers int) {
 	if src.C != 1 {
 		panic(fmt.Sprintf("circuit: StepLife: Life has 1 channel, the grid %d", src.C))
 	}
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, src.H)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lifeRows(dst, src, b, src.H*w/workers, src.H*(w+1)/workers)
-		}()
-	}
-	wg.Wait()
+	parallel.For(src.H, workers, func(_, r0, r1 int) { lifeRows(dst, src, b, r0, r1) })
 }
 
 // lifeRows computes rows [r0, r1) of a Life step.

@@ -3,9 +3,9 @@ package circuit
 import (
 	"fmt"
 	"runtime"
-	"sync"
 
 	"github.com/dlca/dlca/gates"
+	"github.com/dlca/dlca/internal/parallel"
 )
 
 // scratchWords bounds a worker's scratch memory (shifted input rows and
@@ -190,18 +190,9 @@ func (s *Sim) step(dst, src *Grid, fireRow func(y int, buf []uint64) []uint64) {
 	if dst == src {
 		panic("circuit: Sim.Step: dst and src must be distinct grids")
 	}
-	workers := min(s.workers, src.H)
-	var wg sync.WaitGroup
-	for w := range workers {
-		r0, r1 := src.H*w/workers, src.H*(w+1)/workers
-		ws := s.workspace(w, src)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.rows(ws, dst, src, r0, r1, fireRow)
-		}()
-	}
-	wg.Wait()
+	parallel.For(src.H, s.workers, func(w, r0, r1 int) {
+		s.rows(s.workspace(w, src), dst, src, r0, r1, fireRow)
+	})
 }
 
 // rows computes rows [r0, r1) of dst, a band of bandRows rows at a time:

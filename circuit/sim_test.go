@@ -244,3 +244,7 @@ func checkSteps(t *testing.T, nl *Netlist, g *Grid, b Boundary, workers int) {
 		t.Fatal("async step differs from the reference")
 	}
 }
+
+// ReferenceStep exports referenceStep to the external tests (dlca_test.go
+// holds dlca's hard rollout to it), which cannot see unexported names.
+var ReferenceStep = referenceStep

@@ -2,9 +2,9 @@ package dlca
 
 import "testing"
 
-// BenchmarkCircuitStep64 is one hard step of a 64x64 grid (64 words of 64
-// cells) with the checkerboard's architecture and random logits: a netlist
-// of thousands of gates, far more than a trained model keeps.
+// BenchmarkCircuitStep64 is one hard step of a 64x64 grid (one word a row)
+// with the checkerboard's architecture and random logits: a netlist of
+// thousands of gates, far more than a trained model keeps.
 func BenchmarkCircuitStep64(b *testing.B) {
 	m := tinyModel(b, checkerboardConfig(), 1)
 	c := m.Circuit()

@@ -5,58 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/dlca/dlca/circuit"
 )
-
-// Boundary says what a cell at the edge of the grid sees beyond it.
-type Boundary uint8
-
-const (
-	// Zero pads the grid with cells whose every channel is 0.
-	Zero Boundary = iota
-	// Periodic wraps the grid around: the left neighbour of column 0 is the
-	// last column, and likewise for rows.
-	Periodic
-)
-
-// String returns "zero" or "periodic".
-func (b Boundary) String() string {
-	switch b {
-	case Zero:
-		return "zero"
-	case Periodic:
-		return "periodic"
-	}
-	return fmt.Sprintf("Boundary(%d)", uint8(b))
-}
-
-// ParseBoundary turns "zero" or "periodic" into a Boundary.
-func ParseBoundary(s string) (Boundary, error) {
-	switch s {
-	case "zero":
-		return Zero, nil
-	case "periodic":
-		return Periodic, nil
-	}
-	return 0, fmt.Errorf("dlca: unknown boundary %q (want \"zero\" or \"periodic\")", s)
-}
-
-// MarshalText writes the boundary's name, so JSON holds "zero"/"periodic".
-func (b Boundary) MarshalText() ([]byte, error) {
-	if b > Periodic {
-		return nil, fmt.Errorf("dlca: cannot encode %v", b)
-	}
-	return []byte(b.String()), nil
-}
-
-// UnmarshalText parses a boundary's name.
-func (b *Boundary) UnmarshalText(text []byte) error {
-	v, err := ParseBoundary(string(text))
-	if err != nil {
-		return err
-	}
-	*b = v
-	return nil
-}
 
 // NeighbourhoodSize is the number of cells a perception kernel reads: the 3x3
 // Moore neighbourhood, row-major, index Centre being the cell itself.
@@ -80,8 +31,8 @@ type Config struct {
 	Height int `json:"height"`
 	Width  int `json:"width"`
 	// Channels is C, the number of state bits per cell.
-	Channels int      `json:"channels"`
-	Boundary Boundary `json:"boundary"`
+	Channels int              `json:"channels"`
+	Boundary circuit.Boundary `json:"boundary"`
 	// Kernels is K, the number of perception kernels. They share one wiring
 	// and each has its own logits.
 	Kernels int `json:"kernels"`
@@ -120,7 +71,7 @@ func (c Config) Validate() error {
 	if c.Channels < 1 {
 		bad("channels is %d: a cell needs at least 1 channel", c.Channels)
 	}
-	if c.Boundary > Periodic {
+	if c.Boundary > circuit.Periodic {
 		bad("boundary %v: use zero or periodic", c.Boundary)
 	}
 	if c.Kernels < 1 {

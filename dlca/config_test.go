@@ -1,7 +1,6 @@
 package dlca
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -62,19 +61,5 @@ func TestConfigUpdateInputs(t *testing.T) {
 	}
 	if m.ActiveGates() != 0 {
 		t.Fatalf("a pass-through initialised model has %d active gates, want 0", m.ActiveGates())
-	}
-}
-
-func TestBoundaryJSON(t *testing.T) {
-	b, err := json.Marshal(Periodic)
-	if err != nil || string(b) != `"periodic"` {
-		t.Fatalf("Marshal(Periodic) = %s, %v", b, err)
-	}
-	var got Boundary
-	if err := json.Unmarshal([]byte(`"zero"`), &got); err != nil || got != Zero {
-		t.Fatalf("Unmarshal zero = %v, %v", got, err)
-	}
-	if err := json.Unmarshal([]byte(`"toroidal"`), &got); err == nil || !strings.Contains(err.Error(), "periodic") {
-		t.Fatalf("Unmarshal toroidal: %v", err)
 	}
 }

@@ -7,8 +7,8 @@
 // A state is a tensor [Batch, Height, Width, Channels], row-major, values in
 // [0, 1] (soft) or {0, 1}; cell index = (b*Height + y)*Width + x. The 3x3
 // neighbourhood is listed row-major, position n at offset (n/3-1, n%3-1), so
-// n = 4 (Centre) is the cell itself. Beyond the edge a Zero boundary reads 0
-// and a Periodic one wraps around.
+// n = 4 (Centre) is the cell itself. Beyond the edge a circuit.Zero boundary
+// reads 0 and a circuit.Periodic one wraps around.
 //
 // Perception: K kernels, gate layers that share one wiring (gates.Layer with
 // Groups = K), applied channel by channel, i.e. to the rows (cell, channel)
@@ -38,8 +38,8 @@
 // both). Neighbourhood is the gather alone as an autograd op.
 //
 // The hard automaton (every gate its argmax op, on bits) is a
-// circuit.Netlist (Model.Netlist), one cell's flat circuit, run by Circuit on
-// Bits, 64 cells per machine word.
+// circuit.Netlist (Model.Netlist), one cell's flat circuit; Circuit runs it
+// on Bits (one circuit.Grid per board) with circuit.Sim.
 // Model files are versioned JSON (Save, Load), described in
 // docs/model-format.md.
 //

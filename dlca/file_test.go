@@ -9,10 +9,11 @@ import (
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/circuit"
 )
 
 func TestSaveLoadRoundTrip(t *testing.T) {
-	m := tinyModel(t, tinyConfig(Periodic), 1)
+	m := tinyModel(t, tinyConfig(circuit.Periodic), 1)
 	path := filepath.Join(t.TempDir(), "model.json")
 	if err := m.Save(path); err != nil {
 		t.Fatal(err)
@@ -56,7 +57,7 @@ func equalInt32(a, b []int32) bool {
 
 func TestReadRejectsBadFiles(t *testing.T) {
 	var buf bytes.Buffer
-	if err := tinyModel(t, tinyConfig(Zero), 1).Write(&buf); err != nil {
+	if err := tinyModel(t, tinyConfig(circuit.Zero), 1).Write(&buf); err != nil {
 		t.Fatal(err)
 	}
 	good := buf.String()
@@ -112,7 +113,7 @@ func mutate(t *testing.T, file string, change func(*fileModel)) string {
 }
 
 func TestSaveIntoMissingDirectory(t *testing.T) {
-	m := tinyModel(t, tinyConfig(Zero), 1)
+	m := tinyModel(t, tinyConfig(circuit.Zero), 1)
 	err := m.Save(filepath.Join(t.TempDir(), "no", "such", "dir", "model.json"))
 	if err == nil || !strings.Contains(err.Error(), "cannot write") {
 		t.Fatalf("error %v, want cannot write", err)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/dlca/dlca/circuit"
 )
 
 // docModel is a model file decoded with nothing but docs/model-format.md in
@@ -92,7 +94,7 @@ func docStep(m *docModel, grid [][][]int) [][][]int {
 // docs/model-format.md tells another program to, runs the hard automaton by
 // the document's recipe, and requires the same states as Circuit.Rollout.
 func TestModelFormatDocumentDescribesTheCircuit(t *testing.T) {
-	for _, b := range []Boundary{Zero, Periodic} {
+	for _, b := range []circuit.Boundary{circuit.Zero, circuit.Periodic} {
 		t.Run(b.String(), func(t *testing.T) {
 			m := tinyModel(t, tinyConfig(b), 31)
 			var buf bytes.Buffer

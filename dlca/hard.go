@@ -2,19 +2,16 @@ package dlca
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/circuit"
 )
 
-// Bits is a batch of hard states [Batch, Height, Width, Channels], stored as
-// one bit plane per channel: bit i%64 of Planes[c][i/64] is channel c of cell
-// i (cell index (b*Height + y)*Width + x). Bits beyond the last cell are 0.
+// Bits is a batch of hard states [Batch, Height, Width, Channels]: one
+// bit-packed circuit.Grid per batch element, the form circuit.Sim runs.
 type Bits struct {
 	Batch, Height, Width, Channels int
-	Planes                         [][]uint64
+	Boards                         []*circuit.Grid // [Batch]
 }
 
 // NewBits returns an all-zero hard state. It panics on a non-positive size.
@@ -22,9 +19,9 @@ func NewBits(batch, h, w, c int) *Bits {
 	if batch < 1 || h < 1 || w < 1 || c < 1 {
 		panic(fmt.Sprintf("dlca: NewBits(%d, %d, %d, %d): sizes must be positive", batch, h, w, c))
 	}
-	s := &Bits{Batch: batch, Height: h, Width: w, Channels: c, Planes: make([][]uint64, c)}
-	for i := range s.Planes {
-		s.Planes[i] = make([]uint64, (s.Cells()+63)/64)
+	s := &Bits{Batch: batch, Height: h, Width: w, Channels: c, Boards: make([]*circuit.Grid, batch)}
+	for b := range s.Boards {
+		s.Boards[b] = circuit.NewGrid(h, w, c)
 	}
 	return s
 }
@@ -33,23 +30,24 @@ func NewBits(batch, h, w, c int) *Bits {
 func (s *Bits) Cells() int { return s.Batch * s.Height * s.Width }
 
 // Get returns channel c of cell (b, y, x) as 0 or 1.
-func (s *Bits) Get(b, y, x, c int) uint8 {
-	i := (b*s.Height+y)*s.Width + x
-	return uint8(s.Planes[c][i/64] >> (i % 64) & 1)
-}
+func (s *Bits) Get(b, y, x, c int) uint8 { return s.Boards[b].Get(y, x, c) }
 
 // Set sets channel c of cell (b, y, x) to v&1.
-func (s *Bits) Set(b, y, x, c int, v uint8) {
-	i := (b*s.Height+y)*s.Width + x
-	s.Planes[c][i/64] = s.Planes[c][i/64]&^(1<<(i%64)) | uint64(v&1)<<(i%64)
+func (s *Bits) Set(b, y, x, c int, v uint8) { s.Boards[b].Set(y, x, c, v) }
+
+// Cell returns channel c of cell i, counted as in a state tensor:
+// i = (b*Height + y)*Width + x.
+func (s *Bits) Cell(i, c int) uint8 {
+	yx := i % (s.Height * s.Width)
+	return s.Boards[i/(s.Height*s.Width)].Get(yx/s.Width, yx%s.Width, c)
 }
 
 // Clone returns a deep copy.
 func (s *Bits) Clone() *Bits {
 	c := *s
-	c.Planes = make([][]uint64, len(s.Planes))
-	for i, p := range s.Planes {
-		c.Planes[i] = append([]uint64(nil), p...)
+	c.Boards = make([]*circuit.Grid, len(s.Boards))
+	for b, g := range s.Boards {
+		c.Boards[b] = g.Clone()
 	}
 	return &c
 }
@@ -61,10 +59,16 @@ func BitsOf(state *autograd.Tensor) *Bits {
 		panic(fmt.Sprintf("dlca: BitsOf: state of shape %v, want [batch height width channels]", sh))
 	}
 	s := NewBits(sh[0], sh[1], sh[2], sh[3])
-	for i := range s.Cells() {
-		for c := range s.Channels {
-			if state.At(i*s.Channels+c) > 0.5 {
-				s.Planes[c][i/64] |= 1 << (i % 64)
+	i := 0
+	for _, g := range s.Boards {
+		for y := range s.Height {
+			for x := range s.Width {
+				for c := range s.Channels {
+					if state.At(i) > 0.5 {
+						g.Set(y, x, c, 1)
+					}
+					i++
+				}
 			}
 		}
 	}
@@ -76,22 +80,27 @@ func (s *Bits) Tensor(dtype autograd.DType) *autograd.Tensor {
 	t := autograd.Zeros(dtype, s.Batch, s.Height, s.Width, s.Channels)
 	for i := range s.Cells() {
 		for c := range s.Channels {
-			t.SetAt(i*s.Channels+c, float64(s.Planes[c][i/64]>>(i%64)&1))
+			t.SetAt(i*s.Channels+c, float64(s.Cell(i, c)))
 		}
 	}
 	return t
 }
 
-// Circuit is a hard model ready to run: its netlist and the grid rules.
+// Circuit is a hard model ready to run: its netlist compiled for
+// circuit.Sim with the model's boundary, and the model's fire rate. The
+// simulator keeps scratch space, so a Circuit is for one goroutine at a
+// time; each call of Model.Circuit returns a new one.
 type Circuit struct {
-	Netlist  *circuit.Netlist
-	Boundary Boundary
+	Netlist  *circuit.Netlist // the rule the simulator runs; do not modify
 	FireRate float64
+	sim      *circuit.Sim
+	fire     *circuit.Grid // one board's fire mask, reused between steps
 }
 
-// Circuit discretises the model (see Netlist).
+// Circuit discretises the model (see Netlist) and compiles the result.
 func (m *Model) Circuit() *Circuit {
-	return &Circuit{Netlist: m.Netlist(), Boundary: m.Config.Boundary, FireRate: m.Config.FireRate}
+	nl := m.Netlist()
+	return &Circuit{Netlist: nl, FireRate: m.Config.FireRate, sim: circuit.NewSim(nl, m.Config.Boundary, 0)}
 }
 
 // HardOptions configure Circuit.Rollout; see RolloutOptions.
@@ -130,56 +139,30 @@ func (c *Circuit) Rollout(s *Bits, steps int, opt HardOptions) *Bits {
 }
 
 // Step writes into dst the state after one step from src (same shape, not
-// the same Bits). fire, when not nil, lists per cell whether it updates.
-// Words of 64 cells are evaluated in parallel.
+// the same Bits), board by board on circuit.Sim. fire, when not nil, lists
+// per cell (in Cell's order) whether it updates.
 func (c *Circuit) Step(dst, src *Bits, fire []bool) {
-	g := grid{Batch: src.Batch, Height: src.Height, Width: src.Width, Channels: src.Channels, Boundary: c.Boundary}
-	words := len(src.Planes[0])
-	workers := min(words, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for wk := range workers {
-		wg.Go(func() {
-			nl := c.Netlist
-			in := make([]uint64, nl.NumInputs)
-			vals := make([]uint64, nl.NumValues())
-			out := make([]uint64, g.Channels)
-			for w := wk * words / workers; w < (wk+1)*words/workers; w++ {
-				c.stepWord(dst, src, g, w, fire, in, vals, out)
-			}
-		})
+	if dst.Batch != src.Batch || len(src.Boards) != src.Batch {
+		panic(fmt.Sprintf("dlca: Circuit.Step: %d boards into %d", src.Batch, dst.Batch))
 	}
-	wg.Wait()
-}
-
-// stepWord computes word w (cells 64w .. 64w+63) of dst.
-func (c *Circuit) stepWord(dst, src *Bits, g grid, w int, fire []bool, in, vals, out []uint64) {
-	clear(in)
-	ch := g.Channels
-	hw := g.Height * g.Width
-	lo, hi := 64*w, min(64*(w+1), g.cells())
-	var valid, fired uint64
-	for i := lo; i < hi; i++ {
-		bit := uint64(1) << (i - lo)
-		valid |= bit
-		if fire == nil || fire[i] {
-			fired |= bit
+	if fire != nil && len(fire) != src.Cells() {
+		panic(fmt.Sprintf("dlca: Circuit.Step: %d fire flags for %d cells", len(fire), src.Cells()))
+	}
+	hw := src.Height * src.Width
+	for b, g := range src.Boards {
+		if fire == nil {
+			c.sim.Step(dst.Boards[b], g)
+			continue
 		}
-		b, yx := i/hw, i%hw
-		y, x := yx/g.Width, yx%g.Width
-		for n := range NeighbourhoodSize {
-			dy, dx := offset(n)
-			s := g.source(y, x, dy, dx)
-			if s < 0 {
-				continue
-			}
-			s += b * hw
-			for k := range ch {
-				in[n*ch+k] |= (src.Planes[k][s/64] >> (s % 64) & 1) << (i - lo)
+		if c.fire == nil || c.fire.H != src.Height || c.fire.W != src.Width {
+			c.fire = circuit.NewGrid(src.Height, src.Width, 1)
+		}
+		clear(c.fire.Planes[0])
+		for i, f := range fire[b*hw : (b+1)*hw] {
+			if f {
+				c.fire.Set(i/src.Width, i%src.Width, 0, 1)
 			}
 		}
-	}
-	c.Netlist.EvalWordsScratch(in, out, vals)
-	for k := range ch {
-		dst.Planes[k][w] = (out[k]&fired | src.Planes[k][w]&^fired) & valid
+		c.sim.StepFire(dst.Boards[b], g, c.fire)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/gates"
 )
 
@@ -33,7 +34,7 @@ func randomBits(seed uint64, b, h, w, c int) *Bits {
 	s := NewBits(b, h, w, c)
 	for i := range s.Cells() {
 		for k := range c {
-			s.Planes[k][i/64] |= uint64(rng.IntN(2)) << (i % 64)
+			s.Set(i/(h*w), i/w%h, i%w, k, uint8(rng.IntN(2)))
 		}
 	}
 	return s
@@ -45,22 +46,22 @@ func randomBits(seed uint64, b, h, w, c int) *Bits {
 // boundaries.
 func TestCircuitMatchesSoftRolloutOfOneHotModel(t *testing.T) {
 	for _, tc := range []struct {
-		b     Boundary
+		b     circuit.Boundary
 		async bool
-	}{{Zero, false}, {Periodic, false}, {Zero, true}, {Periodic, true}} {
+	}{{circuit.Zero, false}, {circuit.Periodic, false}, {circuit.Zero, true}, {circuit.Periodic, true}} {
 		t.Run(fmt.Sprintf("%v-async=%v", tc.b, tc.async), func(t *testing.T) {
 			m := tinyModel(t, tinyConfig(tc.b), 21)
-			start := randomBits(1, 3, 5, 7, 2) // 105 cells: two words, the second partial
+			start := randomBits(1, 3, 5, 7, 2) // 3 boards whose 7-cell rows fill a word partly
 			got := m.Circuit().Rollout(start, 4, HardOptions{Async: tc.async, Seed: 5})
 			var want *autograd.Tensor
 			autograd.NoGrad(func() {
 				want = hardened(m).Rollout(start.Tensor(autograd.Float64), 4, RolloutOptions{Async: tc.async, Seed: 5})
 			})
 			w := BitsOf(want)
-			for c := range w.Planes {
-				for i := range w.Planes[c] {
-					if got.Planes[c][i] != w.Planes[c][i] {
-						t.Fatalf("channel %d word %d: circuit %064b, soft one-hot %064b", c, i, got.Planes[c][i], w.Planes[c][i])
+			for i := range w.Cells() {
+				for c := range w.Channels {
+					if got.Cell(i, c) != w.Cell(i, c) {
+						t.Fatalf("cell %d channel %d: circuit %d, soft one-hot %d", i, c, got.Cell(i, c), w.Cell(i, c))
 					}
 				}
 			}

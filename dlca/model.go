@@ -33,6 +33,15 @@ func New(cfg Config, dtype autograd.DType) (*Model, error) {
 	m := &Model{Config: cfg}
 	for i := 1; i < len(cfg.KernelLayers); i++ {
 		in, out := cfg.KernelLayers[i-1], cfg.KernelLayers[i]
+		// NOTE: a Moore wiring is drawn for every perception layer and
+		// thrown away for layers 2 and up. The draw stays because every
+		// seed's model depends on the order of the draws from rng: the
+		// wirings (and Gaussian initial logits) of all later layers. Saved
+		// model files and checkpoints would still load the same (they store
+		// their wiring), but removing the draw would give every seed another
+		// model, so every training run would change: the README's
+		// checkerboard (seed 23), every run in docs/RESULTS.md (retrain and
+		// regenerate), and the tests that pin a seed's results.
 		w := gates.MooreWiring(rng)
 		if i > 1 {
 			var err error

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/gates"
 )
 
@@ -11,7 +12,7 @@ import (
 // and its boundary.
 type grid struct {
 	Batch, Height, Width, Channels int
-	Boundary                       Boundary
+	Boundary                       circuit.Boundary
 }
 
 // cells returns the number of cells of the whole batch.
@@ -19,7 +20,7 @@ func (g grid) cells() int { return g.Batch * g.Height * g.Width }
 
 // gridOf reads the shape of a state tensor. It panics, naming op, unless the
 // tensor is [B, H, W, C] with C = channels.
-func gridOf(op string, state *autograd.Tensor, channels int, b Boundary) grid {
+func gridOf(op string, state *autograd.Tensor, channels int, b circuit.Boundary) grid {
 	s := state.Shape()
 	if len(s) != 4 || s[3] != channels || s[0] < 1 || s[1] < 1 || s[2] < 1 {
 		panic(fmt.Sprintf("dlca: %s: state of shape %v, want [batch height width %d]", op, s, channels))
@@ -31,7 +32,7 @@ func gridOf(op string, state *autograd.Tensor, channels int, b Boundary) grid {
 // -1 when that lies outside a zero-padded grid.
 func (g grid) source(y, x, dy, dx int) int {
 	y, x = y+dy, x+dx
-	if g.Boundary == Periodic {
+	if g.Boundary == circuit.Periodic {
 		y = (y%g.Height + g.Height) % g.Height
 		x = (x%g.Width + g.Width) % g.Width
 	} else if y < 0 || y >= g.Height || x < 0 || x >= g.Width {
@@ -116,7 +117,7 @@ func addNeighbourhoodGrad[F gates.Float](dstate, dnb []F, g grid, lay nbLayout) 
 // the channel's values at the 9 positions (row-major, 4 = the cell itself;
 // zeros beyond a zero boundary). It is one autograd op. Neighbourhood panics
 // if state is not 4-D.
-func Neighbourhood(state *autograd.Tensor, b Boundary) *autograd.Tensor {
+func Neighbourhood(state *autograd.Tensor, b circuit.Boundary) *autograd.Tensor {
 	s := state.Shape()
 	if len(s) != 4 {
 		panic(fmt.Sprintf("dlca: Neighbourhood: state of shape %v, want [batch height width channels]", s))

@@ -12,7 +12,7 @@ import (
 // perception gates, each network at most as many gates as the model has
 // active gates there (times the channels for the kernels), none dead.
 func TestNetlistLabelsNetworks(t *testing.T) {
-	cfg := tinyConfig(Zero)
+	cfg := tinyConfig(circuit.Zero)
 	m := tinyModel(t, cfg, 4)
 	nl := m.Netlist()
 	if err := nl.Validate(); err != nil || !nl.IsCA() || nl.Channels() != cfg.Channels {

@@ -2,6 +2,7 @@ package dlca
 
 import (
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/gates"
 )
 
@@ -39,11 +40,11 @@ func (m *Model) referenceStep(state *autograd.Tensor) *autograd.Tensor {
 
 // referenceNeighbourhood is Neighbourhood written with autograd's general
 // ops: pad one cell on every side, then stack the 9 shifted views.
-func referenceNeighbourhood(state *autograd.Tensor, b Boundary) *autograd.Tensor {
+func referenceNeighbourhood(state *autograd.Tensor, b circuit.Boundary) *autograd.Tensor {
 	s := state.Shape()
 	h, w := s[1], s[2]
 	var padded *autograd.Tensor
-	if b == Periodic {
+	if b == circuit.Periodic {
 		padded = autograd.IndexSelect(autograd.IndexSelect(state, 1, wrapIndex(h)), 2, wrapIndex(w))
 	} else {
 		padded = autograd.Pad(state, 0, 0, 0, 1, 1, 1, 1, 0, 0)

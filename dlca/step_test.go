@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/circuit"
 )
 
 // TestRolloutGradientsMatchFiniteDifferences checks backpropagation through
@@ -16,12 +17,12 @@ import (
 func TestRolloutGradientsMatchFiniteDifferences(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		b     Boundary
+		b     circuit.Boundary
 		async bool
 	}{
-		{"zero", Zero, false},
-		{"periodic", Periodic, false},
-		{"periodic-async", Periodic, true},
+		{"zero", circuit.Zero, false},
+		{"periodic", circuit.Periodic, false},
+		{"periodic-async", circuit.Periodic, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := tinyModel(t, tinyConfig(tc.b), 3)
@@ -73,7 +74,7 @@ func TestRolloutGradientsMatchFiniteDifferences(t *testing.T) {
 // TestRolloutMatchesReference holds the fused step to the composed-autograd
 // reference: same final state and same gradients, in both boundaries.
 func TestRolloutMatchesReference(t *testing.T) {
-	for _, b := range []Boundary{Zero, Periodic} {
+	for _, b := range []circuit.Boundary{circuit.Zero, circuit.Periodic} {
 		t.Run(b.String(), func(t *testing.T) {
 			m := tinyModel(t, tinyConfig(b), 11)
 			ref := m.Clone()
@@ -110,7 +111,7 @@ func assertClose(t *testing.T, what string, got, want *autograd.Tensor, tol floa
 }
 
 func TestStep(t *testing.T) {
-	m := tinyModel(t, tinyConfig(Zero), 2)
+	m := tinyModel(t, tinyConfig(circuit.Zero), 2)
 	s := randomState(autograd.Float64, 1, 1, 4, 4, 2)
 	autograd.NoGrad(func() {
 		assertClose(t, "sync step", m.Step(s, nil), m.Rollout(s, 1, RolloutOptions{}), 0)
@@ -139,7 +140,7 @@ func TestStep(t *testing.T) {
 // A rollout that records nothing shares one set of buffers between its
 // steps; it must still compute what a recorded rollout computes.
 func TestRolloutWithoutRecordingMatches(t *testing.T) {
-	m := tinyModel(t, tinyConfig(Periodic), 4)
+	m := tinyModel(t, tinyConfig(circuit.Periodic), 4)
 	s := randomState(autograd.Float64, 2, 2, 4, 4, 2)
 	recorded := m.Rollout(s, 5, RolloutOptions{Async: true, Seed: 3})
 	if !recorded.RequiresGrad() {

@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/circuit"
 )
 
 // tinyConfig is a CA small enough for finite differences: 4x4 cells of 2
 // channels, 2 kernels [9 8 4 2], update [8 4 2] over 2*(1+2*2) = 10 inputs.
-func tinyConfig(b Boundary) Config {
+func tinyConfig(b circuit.Boundary) Config {
 	return Config{
 		Height: 4, Width: 4, Channels: 2, Boundary: b, Kernels: 2,
 		KernelLayers: []int{9, 8, 4, 2}, UpdateLayers: []int{8, 4, 2},

@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 )
 
@@ -15,7 +16,7 @@ func init() {
 		Name:        "checkerboard-async",
 		Description: "asynchronous checkerboard: 14x14, 8 channels, 50 steps, fire rate 0.6",
 		Model: dlca.Config{
-			Height: 14, Width: 14, Channels: 8, Boundary: dlca.Zero,
+			Height: 14, Width: 14, Channels: 8, Boundary: circuit.Zero,
 			Kernels: 16, KernelLayers: []int{9, 8, 4, 2},
 			UpdateLayers: append(repeat(256, 14), 128, 64, 32, 16, 8, 8),
 			Seed:         23, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate,

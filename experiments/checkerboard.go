@@ -1,6 +1,9 @@
 package experiments
 
-import "github.com/dlca/dlca/dlca"
+import (
+	"github.com/dlca/dlca/circuit"
+	"github.com/dlca/dlca/dlca"
+)
 
 // The synchronous checkerboard of PAPER.md section 3: from random bits, grow
 // a checkerboard of 2x2-cell squares in channel 0 within 20 steps.
@@ -9,7 +12,7 @@ func init() {
 		Name:        "checkerboard",
 		Description: "synchronous checkerboard: 16x16, 8 channels, 20 steps, squares of 2x2 cells in channel 0",
 		Model: dlca.Config{
-			Height: 16, Width: 16, Channels: 8, Boundary: dlca.Zero,
+			Height: 16, Width: 16, Channels: 8, Boundary: circuit.Zero,
 			Kernels: 16, KernelLayers: []int{9, 8, 4, 2},
 			UpdateLayers: append(repeat(256, 10), 128, 64, 32, 16, 8, 8),
 			Seed:         23, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate,

@@ -1,6 +1,9 @@
 package experiments
 
-import "github.com/dlca/dlca/dlca"
+import (
+	"github.com/dlca/dlca/circuit"
+	"github.com/dlca/dlca/dlca"
+)
 
 // A scaled-down synchronous checkerboard that trains in seconds: the test
 // suite's real training run, and a quick demonstration. Same kernels as the
@@ -10,7 +13,7 @@ func init() {
 		Name:        "checkerboard-small",
 		Description: "small synchronous checkerboard: 8x8, 8 channels, 10 steps, 7 update layers (trains in seconds)",
 		Model: dlca.Config{
-			Height: 8, Width: 8, Channels: 8, Boundary: dlca.Zero,
+			Height: 8, Width: 8, Channels: 8, Boundary: circuit.Zero,
 			Kernels: 16, KernelLayers: []int{9, 8, 4, 2},
 			UpdateLayers: []int{256, 128, 128, 64, 32, 16, 8},
 			Seed:         23, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate,

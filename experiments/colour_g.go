@@ -3,6 +3,7 @@ package experiments
 import (
 	"math/rand/v2"
 
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 )
 
@@ -14,7 +15,7 @@ func init() {
 		Name:        "colour-g",
 		Description: "coloured G: 16x16, 64 channels, 15 steps from zeros, colour in channels 0-2",
 		Model: dlca.Config{
-			Height: GSize, Width: GSize, Channels: 64, Boundary: dlca.Zero,
+			Height: GSize, Width: GSize, Channels: 64, Boundary: circuit.Zero,
 			Kernels: 4, KernelLayers: []int{9, 8, 4, 2},
 			UpdateLayers: append(repeat(512, 8), 256, 128, 64),
 			Seed:         23, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate,

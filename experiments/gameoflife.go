@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 )
 
@@ -16,7 +17,7 @@ func init() {
 		Name:        "gameoflife",
 		Description: "Game of Life: 3x3 periodic boards, 1 channel, 1 step, 20 random boards per iteration",
 		Model: dlca.Config{
-			Height: 3, Width: 3, Channels: 1, Boundary: dlca.Periodic,
+			Height: 3, Width: 3, Channels: 1, Boundary: circuit.Periodic,
 			Kernels: 16, KernelLayers: []int{9, 8, 4, 2, 1},
 			UpdateLayers: append(repeat(128, 17), 64, 32, 16, 8, 4, 2, 1),
 			Seed:         23, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 )
 
@@ -81,7 +82,7 @@ func TestGameOfLifeSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	// PAPER.md section 3: 17 update inputs, 24 update layers, 3000 iterations of 20 boards.
-	if e.Model.UpdateInputs() != 17 || len(e.Model.UpdateLayers) != 24 || e.Iterations != 3000 || e.Batch != 20 || e.Steps != 1 || e.Model.Boundary != dlca.Periodic {
+	if e.Model.UpdateInputs() != 17 || len(e.Model.UpdateLayers) != 24 || e.Iterations != 3000 || e.Batch != 20 || e.Steps != 1 || e.Model.Boundary != circuit.Periodic {
 		t.Fatalf("settings differ from the paper: %+v", e)
 	}
 	batch := e.Source()(rand.New(rand.NewPCG(3, 0)))

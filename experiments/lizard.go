@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 )
 
@@ -15,7 +16,7 @@ func init() {
 		Name:        "lizard",
 		Description: "lizard: 20x20 periodic, 128 channels, 12 steps, grown from one centre cell",
 		Model: dlca.Config{
-			Height: LizardSize, Width: LizardSize, Channels: 128, Boundary: dlca.Periodic,
+			Height: LizardSize, Width: LizardSize, Channels: 128, Boundary: circuit.Periodic,
 			Kernels: 4, KernelLayers: []int{9, 8, 4, 2, 1},
 			UpdateLayers: append(repeat(512, 8), 256, 128),
 			Seed:         23, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate,

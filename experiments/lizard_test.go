@@ -8,6 +8,7 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/gates"
 )
@@ -18,7 +19,7 @@ func TestLizardSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	// PAPER.md section 3: 640 update inputs, [512]x8, 256, 128; 12 steps; lr 0.06.
-	if e.Model.UpdateInputs() != 640 || len(e.Model.UpdateLayers) != 10 || e.Steps != 12 || e.LR != 0.06 || e.Iterations != 3500 || e.Model.Boundary != dlca.Periodic {
+	if e.Model.UpdateInputs() != 640 || len(e.Model.UpdateLayers) != 10 || e.Steps != 12 || e.LR != 0.06 || e.Iterations != 3500 || e.Model.Boundary != circuit.Periodic {
 		t.Fatalf("settings differ from the paper: %+v", e)
 	}
 	s := CentreSeed(nil, 5, 4, 2)

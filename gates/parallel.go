@@ -1,10 +1,6 @@
 package gates
 
-import (
-	"runtime"
-	"sync"
-	"sync/atomic"
-)
+import "github.com/dlca/dlca/internal/parallel"
 
 // chunkWork is the number of gate evaluations a kernel hands to one worker at
 // a time: large enough that scheduling costs nothing, small enough that a
@@ -20,28 +16,17 @@ func chunkRows(gatesPerRow int) int {
 }
 
 // workers returns how many goroutines forChunks uses for n chunks.
-func workers(n int) int { return max(1, min(n, runtime.GOMAXPROCS(0))) }
+func workers(n int) int { return parallel.Workers(n, 0) }
 
 // forChunks calls f(w, c) for every chunk c in [0, n), spread over
 // workers(n) goroutines numbered w = 0, 1, ... (so that f can keep scratch
-// space per worker). Each chunk must write only its own outputs; which
-// worker runs it does not matter.
+// space per worker), each taking a fixed contiguous run of chunks. Each
+// chunk must write only its own outputs; which worker runs it does not
+// matter.
 func forChunks(n int, f func(w, c int)) {
-	nw := workers(n)
-	if nw == 1 {
-		for c := range n {
-			f(0, c)
+	parallel.For(n, 0, func(w, lo, hi int) {
+		for c := lo; c < hi; c++ {
+			f(w, c)
 		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := range nw {
-		wg.Go(func() {
-			for c := int(next.Add(1) - 1); c < n; c = int(next.Add(1) - 1) {
-				f(w, c)
-			}
-		})
-	}
-	wg.Wait()
+	})
 }

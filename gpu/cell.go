@@ -3,14 +3,14 @@ package gpu
 import (
 	"fmt"
 
-	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/circuit"
 )
 
 // Grid is the shape of a batch of states [Batch, Height, Width, Channels]
 // and its boundary, as in the dlca package.
 type Grid struct {
 	Batch, Height, Width, Channels int
-	Boundary                       dlca.Boundary
+	Boundary                       circuit.Boundary
 }
 
 // Cells is the number of cells of the whole batch.
@@ -21,7 +21,7 @@ func (g Grid) Len() int { return g.Cells() * g.Channels }
 
 func (g Grid) params() gridParams {
 	p := gridParams{Batch: uint32(g.Batch), Height: uint32(g.Height), Width: uint32(g.Width), Channels: uint32(g.Channels)}
-	if g.Boundary == dlca.Periodic {
+	if g.Boundary == circuit.Periodic {
 		p.Periodic = 1
 	}
 	return p

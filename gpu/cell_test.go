@@ -4,20 +4,20 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/circuit"
 )
 
 var testGrids = []Grid{
-	{Batch: 2, Height: 5, Width: 7, Channels: 3, Boundary: dlca.Zero},
-	{Batch: 2, Height: 5, Width: 7, Channels: 3, Boundary: dlca.Periodic},
-	{Batch: 1, Height: 1, Width: 2, Channels: 1, Boundary: dlca.Periodic}, // wraps onto itself
+	{Batch: 2, Height: 5, Width: 7, Channels: 3, Boundary: circuit.Zero},
+	{Batch: 2, Height: 5, Width: 7, Channels: 3, Boundary: circuit.Periodic},
+	{Batch: 1, Height: 1, Width: 2, Channels: 1, Boundary: circuit.Periodic}, // wraps onto itself
 }
 
 // neighbour returns the index of cell (b, y+dy, x+dx), or -1 outside a zero
 // boundary: the paper's definition, written independently of the kernels.
 func neighbour(g Grid, b, y, x, dy, dx int) int {
 	y, x = y+dy, x+dx
-	if g.Boundary == dlca.Periodic {
+	if g.Boundary == circuit.Periodic {
 		y, x = (y+g.Height)%g.Height, (x+g.Width)%g.Width
 	} else if y < 0 || y >= g.Height || x < 0 || x >= g.Width {
 		return -1

@@ -9,6 +9,7 @@ import (
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/autograd/optim"
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
 	"github.com/dlca/dlca/gpu"
@@ -133,13 +134,13 @@ func TestEngineMatchesCPU(t *testing.T) {
 		h, w, steps     int
 		std             float64
 		async           bool
-		boundary        dlca.Boundary
+		boundary        circuit.Boundary
 		tolForward, tol float64 // loss (relative) and final state; gradients
 	}{
-		{"one step", 5, 6, 1, 1, false, dlca.Zero, 1e-4, 1e-4},
-		{"bptt 6 steps", 5, 6, 6, 1, false, dlca.Zero, 1e-3, 1e-3},
-		{"bptt 6 steps paper init", 5, 6, 6, 0, false, dlca.Zero, 1e-3, 1e-3},
-		{"bptt 6 steps async periodic", 5, 6, 6, 1, true, dlca.Periodic, 1e-3, 1e-3},
+		{"one step", 5, 6, 1, 1, false, circuit.Zero, 1e-4, 1e-4},
+		{"bptt 6 steps", 5, 6, 6, 1, false, circuit.Zero, 1e-3, 1e-3},
+		{"bptt 6 steps paper init", 5, 6, 6, 0, false, circuit.Zero, 1e-3, 1e-3},
+		{"bptt 6 steps async periodic", 5, 6, 6, 1, true, circuit.Periodic, 1e-3, 1e-3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, _, b := checkerboard(t, c.h, c.w, c.steps, c.std)
@@ -346,7 +347,7 @@ func TestEngineDeterministic(t *testing.T) {
 // output feeds the update network directly, and a 3-step async rollout.
 func TestEngineOnePerceptionLayer(t *testing.T) {
 	cfg := dlca.Config{
-		Height: 4, Width: 5, Channels: 2, Boundary: dlca.Periodic, Kernels: 3,
+		Height: 4, Width: 5, Channels: 2, Boundary: circuit.Periodic, Kernels: 3,
 		KernelLayers: []int{9, 8}, UpdateLayers: []int{26, 13, 7, 4, 2},
 		Seed: 5, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate,
 	}

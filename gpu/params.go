@@ -36,7 +36,7 @@ type adamParams struct {
 // perception_gather_backward.wgsl.
 type gridParams struct {
 	Batch, Height, Width, Channels uint32
-	Periodic                       uint32 // 1 for dlca.Periodic, 0 for dlca.Zero
+	Periodic                       uint32 // 1 for circuit.Periodic, 0 for circuit.Zero
 	_                              [3]uint32
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/gpu"
 )
@@ -19,7 +20,7 @@ import (
 func xorTask(t *testing.T) (bptt.Setup, bptt.Run) {
 	t.Helper()
 	cfg := dlca.Config{
-		Height: 6, Width: 6, Channels: 2, Boundary: dlca.Periodic, Kernels: 4,
+		Height: 6, Width: 6, Channels: 2, Boundary: circuit.Periodic, Kernels: 4,
 		KernelLayers: []int{9, 8, 4, 2}, UpdateLayers: []int{16, 8, 4, 2},
 		Seed: 23, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate,
 	}

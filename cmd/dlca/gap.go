@@ -111,7 +111,7 @@ func writeDrift(ctx context.Context, w io.Writer, e *experiments.Experiment, m *
 				unsure++
 			}
 			cell, ch := i/c, i%c
-			bit := bits.Get(cell/(b.Height*b.Width), cell/b.Width%b.Height, cell%b.Width, ch)
+			bit := bits.Cell(cell, ch)
 			if (v >= 0.5) != (bit == 1) {
 				differ++
 			}

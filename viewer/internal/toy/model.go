@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 )
 
@@ -11,7 +12,7 @@ import (
 // network of 8, 4 and 2 gates, trained on a 6x6 grid.
 func TinyConfig() dlca.Config {
 	return dlca.Config{
-		Height: 6, Width: 6, Channels: 2, Boundary: dlca.Zero,
+		Height: 6, Width: 6, Channels: 2, Boundary: circuit.Zero,
 		Kernels: 2, KernelLayers: []int{9, 8, 4, 2}, UpdateLayers: []int{8, 4, 2},
 		Seed: 5, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate,
 	}
