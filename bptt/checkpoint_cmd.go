@@ -21,7 +21,7 @@ type LongRun struct {
 	Checkpoint string // checkpoint file; "" = checkpoint.json in the output directory
 	Every      int    // checkpoint every Every iterations (0: at the end and on interrupt only)
 	Resume     string // checkpoint to resume from
-	MaxMemory  string // memory limit ("" = MemAvailable)
+	MaxMemory  string // memory limit ("" = MemoryLimit)
 	Recompute  int    // Setup.Recompute
 
 	k *Checkpointer
@@ -33,7 +33,7 @@ func (o *LongRun) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Checkpoint, "checkpoint", "", "checkpoint file (default checkpoint.json in -out)")
 	fs.IntVar(&o.Every, "checkpoint-every", 50, "save a checkpoint every N iterations (0: only at the end, on SIGINT/SIGTERM and on SIGUSR1)")
 	fs.StringVar(&o.Resume, "resume", "", "resume the run saved in this checkpoint file (same -experiment and -seed)")
-	fs.StringVar(&o.MaxMemory, "max-memory", "", "refuse to train if the estimated memory exceeds this (e.g. 2GiB; default: MemAvailable)")
+	fs.StringVar(&o.MaxMemory, "max-memory", "", "refuse to train if the estimated memory exceeds this (e.g. 2GiB; default: the available memory, or the room under the container's limit if less)")
 	fs.IntVar(&o.Recompute, "recompute", 0, "gradient checkpointing over time: keep every Kth step's state, recompute the rest in backward (same gradients, less memory; 0: off)")
 }
 
@@ -68,24 +68,12 @@ func (o *LongRun) Resumed(want dlca.Config) (*Checkpoint, error) {
 	return c, nil
 }
 
-// Prepare sets setup's recomputation and refuses, with a suggestion, a run
-// whose estimated memory exceeds -max-memory or the available memory.
+// Prepare sets setup's recomputation and the garbage collector, and
+// refuses, with a suggestion, a run whose estimated memory exceeds
+// -max-memory or the memory this process may take (MemoryLimit).
 func (o *LongRun) Prepare(setup *Setup, height, width int) error {
 	setup.Recompute = o.Recompute
-	limit, source := int64(0), "-max-memory"
-	if o.MaxMemory != "" {
-		var err error
-		if limit, err = ParseBytes(o.MaxMemory); err != nil {
-			return fmt.Errorf("-max-memory: %w", err)
-		}
-	} else {
-		avail, err := AvailableMemory()
-		if err != nil {
-			return nil // nothing to compare with (not Linux); training will tell
-		}
-		limit, source = avail, "the available memory (MemAvailable in /proc/meminfo)"
-	}
-	return EstimateMemory(*setup, height, width).Check(*setup, limit, source)
+	return CheckMemory(*setup, height, width, o.MaxMemory) // memory.go
 }
 
 // Start makes the run's checkpointer (saving to -checkpoint, or to
