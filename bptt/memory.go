@@ -38,8 +38,8 @@ type MemoryEstimate struct {
 	Total        int64 // Live + GCBytes + RuntimeBytes
 }
 
-// GCPercent is the garbage collector's setting (GOGC) that training runs
-// under; UseTrainingGC sets it and EstimateMemory counts on it.
+// GCPercent is the garbage collector's setting (GOGC) that training (and
+// dlca eval) runs under; SetGC sets it and the estimates count on it.
 //
 // NOTE: the CPU engine's activations live in a reused workspace, so an
 // iteration's garbage is small, but Go lets the heap grow to GOGC percent
@@ -57,9 +57,9 @@ const GCPercent = 10
 // of its first iterations (3 to 8 MiB on the smallest experiments).
 const RuntimeBytes = 4 << 20
 
-// UseTrainingGC sets the garbage collector to GCPercent for the rest of
-// the process, so that EstimateMemory holds.
-func UseTrainingGC() { debug.SetGCPercent(GCPercent) }
+// SetGC sets the garbage collector to GCPercent for the rest of the
+// process, so that the estimates (EstimateMemory, EstimateRollout) hold.
+func SetGC() { debug.SetGCPercent(GCPercent) }
 
 // EstimateMemory estimates the memory a CPU training run of setup on a
 // height x width grid adds to its process, under GCPercent. Without
@@ -69,31 +69,44 @@ func UseTrainingGC() { debug.SetGCPercent(GCPercent) }
 // from the same shapes.
 func EstimateMemory(s Setup, height, width int) MemoryEstimate {
 	cfg := s.Model.Config
-	elem := int64(4)
+	elem := 4.0
 	if s.Model.DType() == autograd.Float64 {
 		elem = 8
 	}
-	cells := int64(s.Batch) * int64(height) * int64(width)
-	c := int64(cfg.Channels)
-	var step, largest, params int64
-	add := func(n int64) {
+	// NOTE: in float64, exact to 8 PiB, so that absurd sizes from the
+	// command line saturate instead of overflowing into small numbers.
+	cells := float64(s.Batch) * float64(height) * float64(width)
+	c := float64(cfg.Channels)
+	var step, largest, params float64
+	add := func(n float64) {
 		step += n
 		largest = max(largest, n)
 	}
 	add(cells * c * dlca.NeighbourhoodSize)
-	add(cells * int64(cfg.UpdateInputs()))
+	add(cells * float64(cfg.UpdateInputs()))
 	for _, l := range s.Model.Perception {
-		add(int64(l.Groups*l.Out) * cells * c)
-		params += int64(l.Groups * l.Out)
+		add(float64(l.Groups*l.Out) * cells * c)
+		params += float64(l.Groups * l.Out)
 	}
 	for _, l := range s.Model.Update {
-		add(int64(l.Out) * cells)
-		params += int64(l.Out)
+		add(float64(l.Out) * cells)
+		params += float64(l.Out)
 	}
 	// Logits, gradient, two moments (16 values per gate each), and the
 	// coefficients (4) with their softmax probabilities (16).
-	m := MemoryEstimate{StepBytes: step * elem, StateBytes: cells * c * elem, ParamBytes: params * (4*16 + 4 + 16) * elem, ScratchBytes: 2 * largest * elem}
+	m := MemoryEstimate{StepBytes: saturate(step * elem), StateBytes: saturate(cells * c * elem), ParamBytes: saturate(params * (4*16 + 4 + 16) * elem), ScratchBytes: saturate(2 * largest * elem)}
 	return m.kept(s.Steps, s.Recompute)
+}
+
+// EstimateRollout estimates the memory a soft rollout of m without
+// gradients (dlca eval -soft) adds on a height x width grid, under
+// GCPercent: every step reuses one step's activations, and two states are
+// alive (the current one and the next); no gradients, no optimiser.
+func EstimateRollout(m *dlca.Model, height, width int) MemoryEstimate {
+	e := EstimateMemory(Setup{Model: m, Batch: 1, Steps: 1}, height, width)
+	e.ParamBytes = e.ParamBytes / (4*16 + 4 + 16) * 20 // coefficients and probabilities only
+	e.ScratchBytes = 0
+	return e.kept(1, 0)
 }
 
 // kept completes m for a rollout of steps steps recomputed in segments of
@@ -103,11 +116,27 @@ func (m MemoryEstimate) kept(steps, k int) MemoryEstimate {
 	if k > 0 && k < steps {
 		m.KeptSteps, m.KeptStates = k, (steps+k-1)/k+1
 	}
-	m.Live = int64(m.KeptSteps)*m.StepBytes + int64(m.KeptStates)*m.StateBytes + m.ParamBytes + m.ScratchBytes
-	m.GCBytes = m.Live * GCPercent / 100
+	m.Live = saturate(float64(m.KeptSteps)*float64(m.StepBytes) + float64(m.KeptStates)*float64(m.StateBytes) + float64(m.ParamBytes) + float64(m.ScratchBytes))
+	m.GCBytes = saturate(float64(m.Live) * GCPercent / 100)
 	m.RuntimeBytes = RuntimeBytes
-	m.Total = m.Live + m.GCBytes + m.RuntimeBytes
+	m.Total = WithOverhead(m.Live)
 	return m
+}
+
+// saturate converts a byte count to int64, the largest int64 if it is
+// larger.
+func saturate(n float64) int64 {
+	if n >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(n)
+}
+
+// WithOverhead returns live bytes of heap plus the garbage collector's
+// headroom under GCPercent and the runtime's share (RuntimeBytes): the
+// resident memory a computation holding that heap adds to its process.
+func WithOverhead(live int64) int64 {
+	return saturate(float64(live)*(1+GCPercent/100.0) + RuntimeBytes)
 }
 
 // SuggestRecompute returns the segment length that minimises the kept
@@ -140,12 +169,12 @@ func (m MemoryEstimate) Check(s Setup, limit int64, source string) error {
 	return fmt.Errorf("bptt: training needs about %s but %s is %s: %s", m, source, FormatBytes(limit), hint)
 }
 
-// CheckMemory sets the garbage collector for training (UseTrainingGC) and
+// CheckMemory sets the garbage collector for training (SetGC) and
 // refuses, with a suggestion, a CPU run of setup on a height x width grid
 // whose estimated memory exceeds maxMemory (a size for ParseBytes, the
 // -max-memory flag) or, when maxMemory is "", MemoryLimit.
 func CheckMemory(s Setup, height, width int, maxMemory string) error {
-	UseTrainingGC()
+	SetGC()
 	var limit int64
 	source := "-max-memory"
 	if maxMemory != "" {

@@ -73,7 +73,7 @@ func rssChild(t *testing.T, spec string) {
 	if _, err := fmt.Sscanf(spec, "%s %d %d", &name, &k, &iters); err != nil {
 		t.Fatalf("%s=%q: %v", rssChildEnv, spec, err)
 	}
-	bptt.UseTrainingGC()
+	bptt.SetGC()
 	e, m := experimentModel(t, name)
 	s := e.Setup(m)
 	s.Recompute = k

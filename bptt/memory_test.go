@@ -2,6 +2,7 @@ package bptt_test
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -112,6 +113,12 @@ func TestMemoryCheck(t *testing.T) {
 	err := est.Check(s, 100<<20, "-max-memory")
 	if err == nil || !strings.Contains(err.Error(), "-max-memory is 100.0 MiB") || !strings.Contains(err.Error(), "-recompute 4") {
 		t.Fatalf("error %v, want the limit and a -recompute suggestion", err)
+	}
+	// Sizes from the command line may be absurd: the estimate saturates
+	// rather than overflowing into a small number.
+	huge := bptt.EstimateMemory(s, 1<<30, 1<<30)
+	if huge.Total != math.MaxInt64 || huge.Check(s, 1<<40, "-max-memory") == nil {
+		t.Errorf("a 2^30 x 2^30 grid: estimate %d bytes", huge.Total)
 	}
 	if avail, err := bptt.AvailableMemory(); err != nil || avail <= 0 {
 		t.Fatalf("available memory %d, %v", avail, err)

@@ -16,12 +16,13 @@ import (
 	"github.com/dlca/dlca/viewer/painter"
 )
 
-// frameOf returns image b of a hard state as a painter frame.
-func frameOf(s *dlca.Bits, b int) painter.Frame {
-	f := painter.NewFrame(s.Height, s.Width, s.Channels)
+// frameOf returns the first channels channels of image b of a hard state as
+// a painter frame.
+func frameOf(s *dlca.Bits, b, channels int) painter.Frame {
+	f := painter.NewFrame(s.Height, s.Width, channels)
 	for y := range s.Height {
 		for x := range s.Width {
-			for c := range s.Channels {
+			for c := range channels {
 				f.Cells[f.Index(y, x, c)] = float32(s.Get(b, y, x, c))
 			}
 		}
@@ -58,7 +59,7 @@ const maxGIFFrames = 60
 func saveBitsGIF(path string, states []dlca.Bits, o painter.Options) error {
 	var frames []painter.Frame
 	for _, i := range gifFrames(len(states), maxGIFFrames) {
-		frames = append(frames, frameOf(&states[i], 0))
+		frames = append(frames, frameOf(&states[i], 0, states[i].Channels))
 	}
 	return saveGIF(path, frames, o)
 }
