@@ -84,6 +84,10 @@ func liveApp(ctx context.Context, f *flags, opt viewer.Options, note *string, st
 			e.Iterations = resumed.Iterations
 		}
 	}
+	h, w := gridSize(f, e.Model.Height, e.Model.Width)
+	if err := checkViewMemory(m, h, w); err != nil { // memory.go
+		return nil, "", err
+	}
 	setup := e.Setup(m)
 	if err := f.long.Prepare(&setup, e.Model.Height, e.Model.Width); err != nil {
 		return nil, "", err
@@ -98,7 +102,6 @@ func liveApp(ctx context.Context, f *flags, opt viewer.Options, note *string, st
 		eng.Close()
 		return nil, "", err
 	}
-	h, w := gridSize(f, e.Model.Height, e.Model.Width)
 	resume := fmt.Sprintf("dlca-view -train %s -seed %d -wiring-seed %d -out %s", e.Name, f.seed, f.wiringSeed, f.out)
 	tr := &viewer.Training{
 		Engine: eng, Setup: setup, Run: run,
@@ -156,6 +159,9 @@ func replayApp(f *flags, opt viewer.Options) (*viewer.App, string, error) {
 		colourTarget(f, e, &opt)
 	}
 	h, w := gridSize(f, m.Config.Height, m.Config.Width)
+	if err := checkViewMemory(m, h, w); err != nil { // memory.go
+		return nil, "", err
+	}
 	opt.Title = fmt.Sprintf("replay %s", filepath.Base(f.model))
 	return viewer.New(viewer.NewModelSim(m, h, w, init, f.seed), opt), "dlca-view: " + f.model, nil
 }
