@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"image"
 	"image/color"
 	"image/gif"
 	"math/rand/v2"
@@ -92,8 +93,12 @@ func TestEvalGIFMatchesWholeAnimation(t *testing.T) {
 				frames = append(frames, frameOf(b, 0, c))
 				m.Circuit().Rollout(b, steps, dlca.HardOptions{Seed: seed, After: func(_ int, s *dlca.Bits) { frames = append(frames, frameOf(s, 0, c)) }})
 			}
+			var imgs []image.Image
+			for _, f := range frames {
+				imgs = append(imgs, painter.Paint(f, paintOptions(e, 256/size)))
+			}
 			want := filepath.Join(t.TempDir(), "whole.gif")
-			if err := saveGIF(want, frames, paintOptions(e, 256/size)); err != nil {
+			if err := painter.SaveGIF(want, imgs, 10); err != nil {
 				t.Fatal(err)
 			}
 			got, ref := decodeGIF(t, out), decodeGIF(t, want)
