@@ -133,7 +133,14 @@ func timeEngine(name string, setup bptt.Setup, e *experiments.Experiment, o opti
 		if d.IsSoftware() {
 			fmt.Fprintln(stdout, "gpu device is a software (CPU) adapter: its timings say nothing about a GPU")
 		}
-		eng, err = gpu.NewEngine(setup, gpu.Options{Device: d})
+		opts := gpu.Options{Device: d}
+		if d.IsSoftware() {
+			// A software adapter's buffers are this machine's memory.
+			if limit, _, lerr := bptt.MemoryLimit(); lerr == nil {
+				opts.MemoryLimit = limit
+			}
+		}
+		eng, err = gpu.NewEngine(setup, opts)
 	default:
 		return 0, errors.New("unknown engine (use cpu or gpu)")
 	}
