@@ -43,18 +43,21 @@ type MemoryEstimate struct {
 //
 // NOTE: the CPU engine's activations live in a reused workspace, so an
 // iteration's garbage is small, but Go lets the heap grow to GOGC percent
-// above the live heap before collecting; at the default of 100 the peak
-// resident set depended on how much garbage happened to pile up (18% to
-// 47% above the live heap, measured). Holding GOGC at 10 bounds the
-// headroom to a tenth of the live heap, which the estimate adds, and costs
-// about 3% more CPU time on the checkerboard. A memory limit
-// (debug.SetMemoryLimit) was the other choice: it bounds the heap only
-// once the limit is near, so the peak would still vary below it.
+// above the live heap before collecting, and the peak resident set then
+// depends on how much garbage happens to pile up: measured over the
+// experiments, 13% to 30% above the live heap at GOGC 25 (what dlca train
+// set before), 18% to 110% at the default of 100, the most with
+// -recompute. Holding GOGC at 10 bounds the headroom to a tenth of the
+// live heap, which the estimate adds, for about 3% more CPU time on the
+// checkerboard. A memory limit (debug.SetMemoryLimit) was the other
+// choice: it bounds the heap only once the limit is near, so the peak
+// would still wander below it and the estimate could not say where.
 const GCPercent = 10
 
 // RuntimeBytes is the resident memory a training run adds besides its
-// heap: 5 MiB covers the growth measured from a fresh process to the peak
-// of its first iterations (3 to 8 MiB on the smallest experiments).
+// heap and the collector's headroom: measured from a fresh process to its
+// peak, it is 3 to 5 MiB on the smallest experiments (gameoflife's live
+// heap is under 3 MiB), growing over the first tens of iterations.
 const RuntimeBytes = 4 << 20
 
 // SetGC sets the garbage collector to GCPercent for the rest of the
@@ -154,13 +157,14 @@ func (m MemoryEstimate) String() string {
 // Check returns an error, with a suggestion, if the estimate for setup
 // exceeds limit bytes; source says where the limit comes from. The
 // suggestion names only flags that dlca train and dlca-view both have
-// (-recompute, -device, -max-memory): the batch and grid are the
-// experiment's, not flags.
+// (-recompute, -max-memory): the batch and grid are the experiment's, not
+// flags, and -device gpu would not help, as the check counts the CPU
+// engine's memory whatever the device.
 func (m MemoryEstimate) Check(s Setup, limit int64, source string) error {
 	if m.Total <= limit {
 		return nil
 	}
-	hint := "this experiment's batch and grid need more memory than there is: free some memory, train on a GPU (-device gpu), or raise -max-memory if the limit is wrong"
+	hint := "this experiment's batch and grid need more memory than there is: free some memory, or raise -max-memory if the limit is wrong"
 	if k := SuggestRecompute(s.Steps); s.Recompute != k && k < s.Steps {
 		if r := m.kept(s.Steps, k); r.Total < m.Total {
 			hint = fmt.Sprintf("train with gradient checkpointing (-recompute %d needs about %s and a second forward pass), or %s", k, FormatBytes(r.Total), hint)

@@ -29,6 +29,9 @@ func TestEstimateMemoryMatchesPeakRSS(t *testing.T) {
 		rssChild(t, spec)
 		return
 	}
+	if raceEnabled {
+		t.Skip("the race detector multiplies memory use")
+	}
 	if _, err := procStatus("VmHWM"); err != nil {
 		t.Skip("no /proc/self/status here:", err)
 	}

@@ -16,7 +16,7 @@ func TestTrainRefusalNamesRealFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"-max-memory", "64MiB"}, "(-recompute 4"},
-		{[]string{"-recompute", "4", "-max-memory", "1MiB"}, "-device gpu"},
+		{[]string{"-recompute", "4", "-max-memory", "1MiB"}, "raise -max-memory"},
 		{[]string{"-recompute", "10", "-max-memory", "64MiB"}, "(-recompute 4"},
 	} {
 		code, _, msg := runCmd(append([]string{"train", "-experiment", "checkerboard", "-iterations", "1", "-out", out}, tc.args...)...)
