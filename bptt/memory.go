@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -12,10 +13,10 @@ import (
 	"github.com/dlca/dlca/dlca"
 )
 
-// MemoryEstimate is the memory a CPU training iteration holds at its peak,
-// in bytes, computed from the shapes alone before anything is allocated.
-// The activations dominate: what one step keeps for the backward pass
-// (dlca's fused step, feature-major: the neighbourhoods, every layer's
+// MemoryEstimate is the memory a CPU training run adds to its process at
+// its peak, in bytes, computed from the shapes alone before anything is
+// allocated. The activations dominate: what one step keeps for the backward
+// pass (dlca's fused step, feature-major: the neighbourhoods, every layer's
 // outputs and the update network's input), times the steps kept at once.
 type MemoryEstimate struct {
 	StepBytes  int64 // activations of one step
@@ -26,41 +27,89 @@ type MemoryEstimate struct {
 	// ScratchBytes are the backward pass's two gradient buffers, each as
 	// large as the largest activation array of a step.
 	ScratchBytes int64
-	Total        int64
+	Live         int64 // the sum of the above: the live heap at the peak
+	// GCBytes is the garbage collector's headroom over the live heap,
+	// Live * GCPercent / 100 (see GCPercent).
+	GCBytes int64
+	// RuntimeBytes is what the runtime and the code grow by while
+	// training, whatever the size: goroutine stacks, the collector's
+	// metadata, code pages first run.
+	RuntimeBytes int64
+	Total        int64 // Live + GCBytes + RuntimeBytes
 }
 
-// EstimateMemory estimates the CPU engine's memory for setup on a
-// height x width grid. Without gradient checkpointing (Setup.Recompute 0)
-// every step's activations and state are kept; with it, Recompute steps'
-// activations and one state per segment. The GPU engine plans its buffers
-// itself (package gpu, Budget) from the same shapes.
+// GCPercent is the garbage collector's setting (GOGC) that training (and
+// dlca eval) runs under; SetGC sets it and the estimates count on it.
+//
+// NOTE: the CPU engine's activations live in a reused workspace, so an
+// iteration's garbage is small, but Go lets the heap grow to GOGC percent
+// above the live heap before collecting, and the peak resident set then
+// depends on how much garbage happens to pile up: measured over the
+// experiments, 13% to 30% above the live heap at GOGC 25 (what dlca train
+// set before), 18% to 110% at the default of 100, the most with
+// -recompute. Holding GOGC at 10 bounds the headroom to a tenth of the
+// live heap, which the estimate adds, for about 3% more CPU time on the
+// checkerboard. A memory limit (debug.SetMemoryLimit) was the other
+// choice: it bounds the heap only once the limit is near, so the peak
+// would still wander below it and the estimate could not say where.
+const GCPercent = 10
+
+// RuntimeBytes is the resident memory a training run adds besides its
+// heap and the collector's headroom: measured from a fresh process to its
+// peak, it is 3 to 5 MiB on the smallest experiments (gameoflife's live
+// heap is under 3 MiB), growing over the first tens of iterations.
+const RuntimeBytes = 4 << 20
+
+// SetGC sets the garbage collector to GCPercent for the rest of the
+// process, so that the estimates (EstimateMemory, EstimateRollout) hold.
+func SetGC() { debug.SetGCPercent(GCPercent) }
+
+// EstimateMemory estimates the memory a CPU training run of setup on a
+// height x width grid adds to its process, under GCPercent. Without
+// gradient checkpointing (Setup.Recompute 0) every step's activations and
+// state are kept; with it, Recompute steps' activations and one state per
+// segment. The GPU engine plans its buffers itself (package gpu, Budget)
+// from the same shapes.
 func EstimateMemory(s Setup, height, width int) MemoryEstimate {
 	cfg := s.Model.Config
-	elem := int64(4)
+	elem := 4.0
 	if s.Model.DType() == autograd.Float64 {
 		elem = 8
 	}
-	cells := int64(s.Batch) * int64(height) * int64(width)
-	c := int64(cfg.Channels)
-	var step, largest, params int64
-	add := func(n int64) {
+	// NOTE: in float64, exact to 8 PiB, so that absurd sizes from the
+	// command line saturate instead of overflowing into small numbers.
+	cells := float64(s.Batch) * float64(height) * float64(width)
+	c := float64(cfg.Channels)
+	var step, largest, params float64
+	add := func(n float64) {
 		step += n
 		largest = max(largest, n)
 	}
 	add(cells * c * dlca.NeighbourhoodSize)
-	add(cells * int64(cfg.UpdateInputs()))
+	add(cells * float64(cfg.UpdateInputs()))
 	for _, l := range s.Model.Perception {
-		add(int64(l.Groups*l.Out) * cells * c)
-		params += int64(l.Groups * l.Out)
+		add(float64(l.Groups*l.Out) * cells * c)
+		params += float64(l.Groups * l.Out)
 	}
 	for _, l := range s.Model.Update {
-		add(int64(l.Out) * cells)
-		params += int64(l.Out)
+		add(float64(l.Out) * cells)
+		params += float64(l.Out)
 	}
 	// Logits, gradient, two moments (16 values per gate each), and the
 	// coefficients (4) with their softmax probabilities (16).
-	m := MemoryEstimate{StepBytes: step * elem, StateBytes: cells * c * elem, ParamBytes: params * (4*16 + 4 + 16) * elem, ScratchBytes: 2 * largest * elem}
+	m := MemoryEstimate{StepBytes: saturate(step * elem), StateBytes: saturate(cells * c * elem), ParamBytes: saturate(params * (4*16 + 4 + 16) * elem), ScratchBytes: saturate(2 * largest * elem)}
 	return m.kept(s.Steps, s.Recompute)
+}
+
+// EstimateRollout estimates the memory a soft rollout of m without
+// gradients (dlca eval -soft) adds on a height x width grid, under
+// GCPercent: every step reuses one step's activations, and two states are
+// alive (the current one and the next); no gradients, no optimiser.
+func EstimateRollout(m *dlca.Model, height, width int) MemoryEstimate {
+	e := EstimateMemory(Setup{Model: m, Batch: 1, Steps: 1}, height, width)
+	e.ParamBytes = e.ParamBytes / (4*16 + 4 + 16) * 20 // coefficients and probabilities only
+	e.ScratchBytes = 0
+	return e.kept(1, 0)
 }
 
 // kept completes m for a rollout of steps steps recomputed in segments of
@@ -70,8 +119,27 @@ func (m MemoryEstimate) kept(steps, k int) MemoryEstimate {
 	if k > 0 && k < steps {
 		m.KeptSteps, m.KeptStates = k, (steps+k-1)/k+1
 	}
-	m.Total = int64(m.KeptSteps)*m.StepBytes + int64(m.KeptStates)*m.StateBytes + m.ParamBytes + m.ScratchBytes
+	m.Live = saturate(float64(m.KeptSteps)*float64(m.StepBytes) + float64(m.KeptStates)*float64(m.StateBytes) + float64(m.ParamBytes) + float64(m.ScratchBytes))
+	m.GCBytes = saturate(float64(m.Live) * GCPercent / 100)
+	m.RuntimeBytes = RuntimeBytes
+	m.Total = WithOverhead(m.Live)
 	return m
+}
+
+// saturate converts a byte count to int64, the largest int64 if it is
+// larger.
+func saturate(n float64) int64 {
+	if n >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(n)
+}
+
+// WithOverhead returns live bytes of heap plus the garbage collector's
+// headroom under GCPercent and the runtime's share (RuntimeBytes): the
+// resident memory a computation holding that heap adds to its process.
+func WithOverhead(live int64) int64 {
+	return saturate(float64(live)*(1+GCPercent/100.0) + RuntimeBytes)
 }
 
 // SuggestRecompute returns the segment length that minimises the kept
@@ -82,22 +150,70 @@ func SuggestRecompute(steps int) int {
 
 // String describes the estimate in one line.
 func (m MemoryEstimate) String() string {
-	return fmt.Sprintf("%s (%d steps x %s of activations, %d states x %s, %s of parameters and optimiser state, %s of gradient buffers)",
-		FormatBytes(m.Total), m.KeptSteps, FormatBytes(m.StepBytes), m.KeptStates, FormatBytes(m.StateBytes), FormatBytes(m.ParamBytes), FormatBytes(m.ScratchBytes))
+	return fmt.Sprintf("%s (%d steps x %s of activations, %d states x %s, %s of parameters and optimiser state, %s of gradient buffers, %s of garbage collector headroom, %s for the runtime)",
+		FormatBytes(m.Total), m.KeptSteps, FormatBytes(m.StepBytes), m.KeptStates, FormatBytes(m.StateBytes), FormatBytes(m.ParamBytes), FormatBytes(m.ScratchBytes), FormatBytes(m.GCBytes), FormatBytes(m.RuntimeBytes))
 }
 
 // Check returns an error, with a suggestion, if the estimate for setup
-// exceeds limit bytes; source says where the limit comes from.
+// exceeds limit bytes; source says where the limit comes from. The
+// suggestion names only flags that dlca train and dlca-view both have
+// (-recompute, -max-memory): the batch and grid are the experiment's, not
+// flags, and -device gpu would not help, as the check counts the CPU
+// engine's memory whatever the device.
 func (m MemoryEstimate) Check(s Setup, limit int64, source string) error {
 	if m.Total <= limit {
 		return nil
 	}
-	hint := "use a smaller batch or grid"
-	if k := SuggestRecompute(s.Steps); s.Recompute == 0 && k < s.Steps {
-		hint = fmt.Sprintf("train with gradient checkpointing (-recompute %d needs about %s and a second forward pass), or %s", k, FormatBytes(m.kept(s.Steps, k).Total), hint)
+	hint := "this experiment's batch and grid need more memory than there is: free some memory, or raise -max-memory if the limit is wrong"
+	if k := SuggestRecompute(s.Steps); s.Recompute != k && k < s.Steps {
+		if r := m.kept(s.Steps, k); r.Total < m.Total {
+			hint = fmt.Sprintf("train with gradient checkpointing (-recompute %d needs about %s and a second forward pass), or %s", k, FormatBytes(r.Total), hint)
+		}
 	}
 	return fmt.Errorf("bptt: training needs about %s but %s is %s: %s", m, source, FormatBytes(limit), hint)
 }
+
+// CheckMemory sets the garbage collector for training (SetGC) and
+// refuses, with a suggestion, a CPU run of setup on a height x width grid
+// whose estimated memory exceeds maxMemory (a size for ParseBytes, the
+// -max-memory flag) or, when maxMemory is "", MemoryLimit.
+func CheckMemory(s Setup, height, width int, maxMemory string) error {
+	SetGC()
+	var limit int64
+	source := "-max-memory"
+	if maxMemory != "" {
+		var err error
+		if limit, err = ParseBytes(maxMemory); err != nil {
+			return fmt.Errorf("-max-memory: %w", err)
+		}
+	} else {
+		var err error
+		if limit, source, err = MemoryLimit(); err != nil {
+			return nil // nothing to compare with (not Linux); training will tell
+		}
+	}
+	return EstimateMemory(s, height, width).Check(s, limit, source)
+}
+
+// MemoryLimit returns the memory this process may still take, and where
+// that limit comes from: MemAvailable from /proc/meminfo, or less when the
+// process's cgroup (a container's memory limit) leaves less room.
+func MemoryLimit() (int64, string, error) {
+	avail, err := AvailableMemory()
+	if err != nil {
+		return 0, "", err
+	}
+	self, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return avail, availableSource, nil
+	}
+	if room, ok := cgroupRoom("/sys/fs/cgroup", string(self)); ok && room < avail {
+		return room, "the room left under this container's memory limit (cgroup memory limit minus usage)", nil
+	}
+	return avail, availableSource, nil
+}
+
+const availableSource = "the available memory (MemAvailable in /proc/meminfo)"
 
 // AvailableMemory returns MemAvailable from /proc/meminfo: the memory the
 // kernel can give a new process without swapping.

@@ -55,6 +55,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "dlca-bench: flags only; -iterations must be at least 1 and -warmup at least 0")
 		return 2
 	}
+	if o.height < 0 || o.width < 0 || o.batch < 0 || o.steps < 0 {
+		fmt.Fprintln(stderr, "dlca-bench: -height, -width, -batch and -steps must not be negative (0 = the experiment's)")
+		return 2
+	}
 	if err := bench(o, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "dlca-bench: %v\n", err)
 		return 1
@@ -83,6 +87,11 @@ func bench(o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	setup := e.Setup(m)
+	if strings.Contains(o.engines, "cpu") {
+		if err := checkMemory(setup, e.Model.Height, e.Model.Width); err != nil { // memory.go
+			return err
+		}
+	}
 	fmt.Fprintf(stdout, "configuration: %s, %dx%d grid, batch %d, %d steps, %d gates (each kernel once), %d timed iterations after %d warm-up\n",
 		e.Name, e.Model.Height, e.Model.Width, e.Batch, e.Steps, m.NumGates(), o.iterations, o.warmup)
 	var failed []string
@@ -124,7 +133,14 @@ func timeEngine(name string, setup bptt.Setup, e *experiments.Experiment, o opti
 		if d.IsSoftware() {
 			fmt.Fprintln(stdout, "gpu device is a software (CPU) adapter: its timings say nothing about a GPU")
 		}
-		eng, err = gpu.NewEngine(setup, gpu.Options{Device: d})
+		opts := gpu.Options{Device: d}
+		if d.IsSoftware() {
+			// A software adapter's buffers are this machine's memory.
+			if limit, _, lerr := bptt.MemoryLimit(); lerr == nil {
+				opts.MemoryLimit = limit
+			}
+		}
+		eng, err = gpu.NewEngine(setup, opts)
 	default:
 		return 0, errors.New("unknown engine (use cpu or gpu)")
 	}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/gpu"
 )
 
@@ -44,5 +46,42 @@ func TestBenchRejectsStrayArgument(t *testing.T) {
 	var out, errs strings.Builder
 	if code := run([]string{"-engines", "cpu", "extra"}, &out, &errs); code != 2 || !strings.Contains(errs.String(), "flags only") {
 		t.Errorf("exit %d, stderr %q for a stray argument; want 2, flags only", code, errs.String())
+	}
+}
+
+// TestBenchRefusesWhatDoesNotFit: sizes whose CPU iteration cannot fit in
+// memory are refused before anything is allocated (rather than dying with
+// "fatal error: runtime: out of memory"), with a suggestion whose flags
+// exist; negative sizes are refused too.
+func TestBenchRefusesWhatDoesNotFit(t *testing.T) {
+	if _, _, err := bptt.MemoryLimit(); err != nil {
+		t.Skip("no memory limit to compare with:", err)
+	}
+	var usage strings.Builder
+	run([]string{"-h"}, &usage, &usage)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-height", "100000", "-width", "100000"}, "-steps 1 with -height "},
+		{[]string{"-steps", "1000000"}, "use -steps "},
+		{[]string{"-height", "1000000000", "-width", "1000000000", "-batch", "1000000000"}, "use -batch "},
+	} {
+		var out, errs strings.Builder
+		code := run(append(tc.args, "-engines", "cpu"), &out, &errs)
+		msg := errs.String()
+		if code != 1 || !strings.Contains(msg, "the CPU engine needs about") || !strings.Contains(msg, tc.want) {
+			t.Errorf("%v: exit %d, %s%s; want a refusal suggesting %q", tc.args, code, out.String(), msg, tc.want)
+		}
+		hint := msg[strings.LastIndex(msg, ";"):]
+		for _, f := range regexp.MustCompile(`-[a-z]+`).FindAllString(hint, -1) {
+			if !strings.Contains(usage.String(), "  "+f+" ") {
+				t.Errorf("%v: the suggestion %q names %s, which dlca-bench does not have", tc.args, hint, f)
+			}
+		}
+	}
+	var out, errs strings.Builder
+	if code := run([]string{"-height", "-3"}, &out, &errs); code != 2 || !strings.Contains(errs.String(), "must not be negative") {
+		t.Errorf("-height -3: exit %d, %s", code, errs.String())
 	}
 }

@@ -80,6 +80,10 @@ func liveApp(ctx context.Context, f *flags, opt viewer.Options, note *string, st
 	if resumed != nil {
 		m = resumed.Model
 	}
+	h, w := gridSize(f, e.Model.Height, e.Model.Width)
+	if err := checkViewMemory(m, h, w); err != nil { // memory.go
+		return nil, "", err
+	}
 	setup := e.Setup(m)
 	if err := f.long.Prepare(&setup, e.Model.Height, e.Model.Width); err != nil {
 		return nil, "", err
@@ -94,7 +98,6 @@ func liveApp(ctx context.Context, f *flags, opt viewer.Options, note *string, st
 		eng.Close()
 		return nil, "", err
 	}
-	h, w := gridSize(f, e.Model.Height, e.Model.Width)
 	tr := &viewer.Training{
 		Engine: eng, Setup: setup, Run: run,
 		Sim: func(m *dlca.Model) viewer.Simulator {
@@ -151,6 +154,9 @@ func replayApp(f *flags, opt viewer.Options) (*viewer.App, string, error) {
 		colourTarget(f, e, &opt)
 	}
 	h, w := gridSize(f, m.Config.Height, m.Config.Width)
+	if err := checkViewMemory(m, h, w); err != nil { // memory.go
+		return nil, "", err
+	}
 	opt.Title = fmt.Sprintf("replay %s", filepath.Base(f.model))
 	return viewer.New(viewer.NewModelSim(m, h, w, init, f.long.Seed), opt), "dlca-view: " + f.model, nil
 }

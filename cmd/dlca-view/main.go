@@ -92,8 +92,8 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 		return nil, errors.New("grid sizes must not be negative")
 	case f.speed < 1:
 		return nil, fmt.Errorf("-speed %d: must be at least 1 step per second", f.speed)
-	case f.width < 1 || f.height < 1:
-		return nil, errors.New("-width and -height must be positive")
+	case f.width < 1 || f.height < 1 || f.width > maxWindow || f.height > maxWindow:
+		return nil, fmt.Errorf("-width %d -height %d: the window must be 1 to %d pixels each way", f.width, f.height, maxWindow)
 	case f.shotAfter < 0:
 		return nil, errors.New("-screenshot-after must not be negative")
 	case (f.shotAfter > 0) != (f.shotPath != ""):
@@ -101,6 +101,10 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	}
 	return f, nil
 }
+
+// maxWindow bounds the window's sides: the App draws every frame into an
+// image of the window's size, and GPU textures stop at 16384 pixels.
+const maxWindow = 16384
 
 // errUsage means the flag package has already explained the problem.
 var errUsage = errors.New("usage")

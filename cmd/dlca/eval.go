@@ -10,7 +10,6 @@ import (
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
-	"github.com/dlca/dlca/viewer/painter"
 )
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -47,21 +46,22 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	o := paintOptions(e, max(1, 256 / *size))
+	if err := checkEvalMemory(m, *size, isSoft, *gif != "", o); err != nil {
+		return err
+	}
 	rng := rand.New(rand.NewPCG(*seed, 0))
 	c := m.Config.Channels
 	init := autograd.New(e.Init(rng, *size, *size, c), 1, *size, *size, c)
-	var frames []painter.Frame
+	// The frames go straight to the GIF, one at a time (evalframes.go).
+	roll := func(frame frameFunc) (*dlca.Bits, error) {
+		return evalRollout(ctx, m, init, *steps, isSoft, *async, *seed, o, frame)
+	}
 	var final *dlca.Bits
-	if isSoft {
-		final, err = softRollout(ctx, m, init, *steps, *async, *seed, &frames)
+	if *gif != "" {
+		final, err = saveRolloutGIF(*gif, o, isSoft, roll)
 	} else {
-		states := []dlca.Bits{*dlca.BitsOf(init)}
-		final, err = hardRollout(ctx, m.Circuit(), dlca.BitsOf(init), *steps, *async, *seed, func(s *dlca.Bits) {
-			states = append(states, *s.Clone())
-		})
-		for i := range states {
-			frames = append(frames, frameOf(&states[i], 0))
-		}
+		final, err = roll(nil)
 	}
 	if err != nil {
 		return err
@@ -76,31 +76,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(info, "%d of %d cells differ from the %s target\n", wrong, *size**size, e.Name)
 	}
 	if *gif != "" {
-		if err := interrupted(ctx); err != nil {
-			return err
-		}
-		if err := saveGIF(*gif, frames, paintOptions(e, max(1, 256 / *size))); err != nil {
-			return err
-		}
 		fmt.Fprintf(info, "wrote %s\n", *gif)
 	}
 	return nil
-}
-
-// softRollout runs the relaxed model, recording each state as a frame, and
-// returns the final state thresholded at 0.5; it stops with errInterrupted
-// when ctx is done.
-func softRollout(ctx context.Context, m *dlca.Model, init *autograd.Tensor, steps int, async bool, seed uint64, frames *[]painter.Frame) (*dlca.Bits, error) {
-	record := func(s *autograd.Tensor) {
-		sh := s.Shape()
-		f := painter.NewFrame(sh[1], sh[2], sh[3])
-		copy(f.Cells, s.Data32())
-		*frames = append(*frames, f)
-	}
-	record(init)
-	final, err := softStepwise(ctx, m, init, steps, async, seed, record)
-	if err != nil {
-		return nil, err
-	}
-	return dlca.BitsOf(final), nil
 }

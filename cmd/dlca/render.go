@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"image"
 	"image/color"
 	"io"
 
@@ -17,12 +16,13 @@ import (
 	"github.com/dlca/dlca/viewer/painter"
 )
 
-// frameOf returns image b of a hard state as a painter frame.
-func frameOf(s *dlca.Bits, b int) painter.Frame {
-	f := painter.NewFrame(s.Height, s.Width, s.Channels)
+// frameOf returns the first channels channels of image b of a hard state as
+// a painter frame.
+func frameOf(s *dlca.Bits, b, channels int) painter.Frame {
+	f := painter.NewFrame(s.Height, s.Width, channels)
 	for y := range s.Height {
 		for x := range s.Width {
-			for c := range s.Channels {
+			for c := range channels {
 				f.Cells[f.Index(y, x, c)] = float32(s.Get(b, y, x, c))
 			}
 		}
@@ -36,32 +36,24 @@ func paintOptions(e *experiments.Experiment, scale int) painter.Options {
 	return painter.Options{Scale: scale, RGB: e.Colour}
 }
 
-// saveGIF draws every frame with o as an animated GIF.
-func saveGIF(path string, frames []painter.Frame, o painter.Options) error {
-	var imgs []image.Image
-	for _, f := range frames {
-		imgs = append(imgs, painter.Paint(f, o))
-	}
-	if err := painter.SaveGIF(path, imgs, 10); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	return nil
-}
-
 // maxGIFFrames bounds the frames of a check's animation: a 200-step check
 // on 64x64 cells would otherwise make a GIF of about half a megabyte, too big
 // to sit beside RESULTS.md in the repository.
 const maxGIFFrames = 60
 
-// saveBitsGIF is saveGIF for a hard rollout (image 0 of each state). A
-// rollout longer than maxGIFFrames keeps every k-th state, the first and the
-// last.
+// saveBitsGIF draws a hard rollout (image 0 of each state) with o as an
+// animated GIF, painting one frame at a time (saveRolloutGIF). A rollout
+// longer than maxGIFFrames keeps every k-th state, the first and the last.
 func saveBitsGIF(path string, states []dlca.Bits, o painter.Options) error {
-	var frames []painter.Frame
-	for _, i := range gifFrames(len(states), maxGIFFrames) {
-		frames = append(frames, frameOf(&states[i], 0))
-	}
-	return saveGIF(path, frames, o)
+	_, err := saveRolloutGIF(path, o, false, func(frame frameFunc) (*dlca.Bits, error) {
+		for _, i := range gifFrames(len(states), maxGIFFrames) {
+			if err := frame(frameOf(&states[i], 0, drawnChannels(o, states[i].Channels))); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	})
+	return err
 }
 
 // gifFrames returns the indices of the states to draw out of n: all of

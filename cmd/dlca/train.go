@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -84,11 +83,6 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if resumed != nil {
 		m = resumed.Model
 	}
-	// NOTE: the engine keeps every step's activations (about 200 MB for the
-	// checkerboard) for the whole run, and each iteration's garbage is small
-	// next to them; the default GOGC of 100 would let the heap grow to twice
-	// the live size before collecting.
-	debug.SetGCPercent(25)
 	setup := e.Setup(m)
 	if err := long.Prepare(&setup, e.Model.Height, e.Model.Width); err != nil {
 		return err

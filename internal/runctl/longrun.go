@@ -53,7 +53,7 @@ func (o *LongRun) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.Every, "checkpoint-every", 50, "save a checkpoint every N iterations (0: only at the end, on SIGINT/SIGTERM and on SIGUSR1)")
 	fs.StringVar(&o.Resume, "resume", "", "go on with the run saved in this checkpoint file, with its settings (a larger -iterations trains it further)")
 	fs.BoolVar(&o.Force, "force", false, "start over in an output folder that holds a run, replacing its checkpoint and outputs")
-	fs.StringVar(&o.MaxMemory, "max-memory", "", "refuse to train if the estimated memory exceeds this (e.g. 2GiB; default: MemAvailable)")
+	fs.StringVar(&o.MaxMemory, "max-memory", "", "refuse to train if the estimated memory exceeds this (e.g. 2GiB; default: the available memory, or the room under the container's limit if less)")
 	fs.IntVar(&o.Recompute, "recompute", 0, "gradient checkpointing over time: keep every Kth step's state, recompute the rest in backward (same gradients, less memory; 0: off)")
 }
 
@@ -86,10 +86,13 @@ func (o *LongRun) checkFlags() error {
 	return nil
 }
 
-// Prepare sets setup's recomputation and refuses, with a suggestion, a run
-// whose estimated memory exceeds -max-memory or the available memory.
+// Prepare sets setup's recomputation and the garbage collector, and
+// refuses, with a suggestion, a run whose estimated memory exceeds
+// -max-memory or the memory this process may take (bptt.MemoryLimit: the
+// available memory, or the room under the container's limit if less).
 func (o *LongRun) Prepare(setup *bptt.Setup, height, width int) error {
-	return bptt.PrepareMemory(setup, height, width, o.Recompute, o.MaxMemory)
+	setup.Recompute = o.Recompute
+	return bptt.CheckMemory(*setup, height, width, o.MaxMemory)
 }
 
 // CheckpointPath is the file checkpoints go to.

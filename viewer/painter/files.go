@@ -5,8 +5,6 @@ import (
 	"image"
 	"image/color"
 	"image/color/palette"
-	"image/draw"
-	"image/gif"
 	"image/png"
 	"io"
 
@@ -31,38 +29,61 @@ func WriteGIF(w io.Writer, frames []image.Image, delay int) error {
 	if pal == nil {
 		pal = palette.Plan9
 	}
-	anim := &gif.GIF{}
+	enc := NewGIFEncoder(w, pal, delay)
 	for _, f := range frames {
-		p := image.NewPaletted(f.Bounds(), pal)
-		draw.Draw(p, p.Rect, f, f.Bounds().Min, draw.Src)
-		anim.Image = append(anim.Image, p)
-		anim.Delay = append(anim.Delay, delay)
+		if err := enc.Add(f); err != nil {
+			return err
+		}
 	}
-	return gif.EncodeAll(w, anim)
+	return enc.Close()
 }
 
 // exactPalette returns the colours used by frames, in order of first use,
 // or nil when there are more than 256.
 func exactPalette(frames []image.Image) color.Palette {
-	seen := map[color.RGBA]bool{}
-	var pal color.Palette
+	var c Colours
 	for _, f := range frames {
-		b := f.Bounds()
-		for y := b.Min.Y; y < b.Max.Y; y++ {
-			for x := b.Min.X; x < b.Max.X; x++ {
-				c := color.RGBAModel.Convert(f.At(x, y)).(color.RGBA)
-				if seen[c] {
-					continue
-				}
-				if len(pal) == 256 {
-					return nil
-				}
-				seen[c] = true
-				pal = append(pal, c)
+		c.Add(f)
+	}
+	return c.Palette()
+}
+
+// Colours collects the colours of images, in order of first use, up to
+// 256: a GIF palette that draws them exactly. The zero value is empty.
+type Colours struct {
+	seen map[color.RGBA]bool
+	pal  color.Palette
+	over bool // more than 256 colours
+}
+
+// Add adds the colours of img.
+func (c *Colours) Add(img image.Image) {
+	if c.seen == nil {
+		c.seen = map[color.RGBA]bool{}
+	}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y && !c.over; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			col := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+			if c.seen[col] {
+				continue
 			}
+			if len(c.pal) == 256 {
+				c.over = true
+				break
+			}
+			c.seen[col] = true
+			c.pal = append(c.pal, col)
 		}
 	}
-	return pal
+}
+
+// Palette returns the colours seen, or nil when there were more than 256.
+func (c *Colours) Palette() color.Palette {
+	if c.over {
+		return nil
+	}
+	return c.pal
 }
 
 // SavePNG writes img to the PNG file path with safefile.Write: atomically
@@ -75,4 +96,18 @@ func SavePNG(path string, img image.Image) error {
 // (atomically for a regular file); see WriteGIF.
 func SaveGIF(path string, frames []image.Image, delay int) error {
 	return safefile.Write(path, func(w io.Writer) error { return WriteGIF(w, frames, delay) })
+}
+
+// SaveGIFStream writes an animated GIF to path with safefile.Write, frame by
+// frame: frames calls add for each frame in turn (see GIFEncoder), so that
+// only one is held at a time. pal is the palette (GIFPalette gives the exact
+// one of a rollout whose colours are known in advance).
+func SaveGIFStream(path string, pal color.Palette, delay int, frames func(add func(image.Image) error) error) error {
+	return safefile.Write(path, func(w io.Writer) error {
+		enc := NewGIFEncoder(w, pal, delay)
+		if err := frames(enc.Add); err != nil {
+			return err
+		}
+		return enc.Close()
+	})
 }

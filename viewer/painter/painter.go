@@ -132,3 +132,31 @@ func fillCell(dst *image.RGBA, r image.Rectangle, c color.RGBA, lines bool) {
 		}
 	}
 }
+
+// KnownPalette returns every colour Paint can draw under o, in a fixed
+// order: for frames whose values are all 0 or 1 when binary (a hard
+// rollout: black and white, or the 8 corners of the RGB cube), for any
+// values otherwise (the 256 grey levels). It returns nil for soft values
+// in RGB, which can take more colours than a GIF palette holds. GridColour
+// comes last when o draws grid lines.
+func KnownPalette(o Options, binary bool) color.Palette {
+	var pal color.Palette
+	switch {
+	case o.RGB && binary:
+		for i := range 8 {
+			pal = append(pal, color.RGBA{R: 255 * uint8(i&1), G: 255 * uint8(i>>1&1), B: 255 * uint8(i>>2), A: 255})
+		}
+	case o.RGB:
+		return nil
+	case binary:
+		pal = color.Palette{color.RGBA{A: 255}, color.RGBA{R: 255, G: 255, B: 255, A: 255}}
+	default:
+		for g := range 256 {
+			pal = append(pal, color.RGBA{R: uint8(g), G: uint8(g), B: uint8(g), A: 255})
+		}
+	}
+	if o.GridLines && o.scale() >= 3 {
+		pal = append(pal, GridColour)
+	}
+	return pal
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/experiments"
+)
+
+// TestRefusalsNameRealFlags: a grid too large to simulate and a training
+// run too large for memory are refused before anything is allocated (not
+// with "fatal error: runtime: out of memory"), and every flag the
+// refusals suggest is one of dlca-view's.
+func TestRefusalsNameRealFlags(t *testing.T) {
+	if _, _, err := bptt.MemoryLimit(); err != nil {
+		t.Skip("no memory limit to compare with:", err)
+	}
+	var usage strings.Builder
+	run(context.Background(), []string{"-h"}, &usage, &usage)
+	e, err := experiments.Get("checkerboard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := dlca.New(e.Model, autograd.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(t.TempDir(), "model.json")
+	if err := m.Save(model); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-model", model, "-size", "100000"}, "use -size "},
+		{[]string{"-model", model, "-rows", "3", "-cols", "1000000000"}, "use -size "},
+		{[]string{"-model", model, "-width", "100000"}, "the window must be 1 to 16384 pixels"},
+		{[]string{"-train", "checkerboard", "-size", "100000", "-out", out}, "use -size "},
+		{[]string{"-train", "checkerboard", "-max-memory", "64MiB", "-out", out}, "-recompute 4"},
+		{[]string{"-train", "checkerboard", "-recompute", "4", "-max-memory", "1MiB", "-out", out}, "raise -max-memory"},
+	} {
+		var stdout, stderr strings.Builder
+		code := run(context.Background(), tc.args, &stdout, &stderr)
+		msg := stderr.String()
+		if code == 0 || !strings.Contains(msg, tc.want) {
+			t.Errorf("%v: exit %d, %s%s; want a refusal suggesting %q", tc.args, code, stdout.String(), msg, tc.want)
+			continue
+		}
+		for _, f := range regexp.MustCompile(`[ (]-[a-z-]+`).FindAllString(msg, -1) {
+			if !strings.Contains(usage.String(), "  "+f[1:]+" ") {
+				t.Errorf("%v: the refusal %q names %s, which dlca-view does not have", tc.args, msg, f[1:])
+			}
+		}
+	}
+}
