@@ -93,7 +93,7 @@ func saveRolloutGIF(path string, o painter.Options, soft bool, roll func(frameFu
 	})
 	if err != nil {
 		if errors.Is(err, errInterrupted) {
-			return nil, err
+			return nil, errInterrupted // not a write error: nothing was written
 		}
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
