@@ -164,10 +164,10 @@ func (m MemoryEstimate) Check(s Setup, limit int64, source string) error {
 	if m.Total <= limit {
 		return nil
 	}
-	hint := "this experiment's batch and grid need more memory than there is: free some memory, or raise -max-memory if the limit is wrong"
+	hint := "free some memory, or raise -max-memory if the limit is wrong"
 	if k := SuggestRecompute(s.Steps); s.Recompute != k && k < s.Steps {
 		if r := m.kept(s.Steps, k); r.Total < m.Total {
-			hint = fmt.Sprintf("train with gradient checkpointing (-recompute %d needs about %s and a second forward pass), or %s", k, FormatBytes(r.Total), hint)
+			hint = fmt.Sprintf("train with gradient checkpointing (-recompute %d needs about %s and a second forward pass), %s", k, FormatBytes(r.Total), hint)
 		}
 	}
 	return fmt.Errorf("bptt: training needs about %s but %s is %s: %s", m, source, FormatBytes(limit), hint)
