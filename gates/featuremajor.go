@@ -123,13 +123,20 @@ func BackwardSoftFM[F Float](dx []F, sums []float64, g, x, coeffs []F, w Wiring,
 // forwardGateFM sets y[r] = c0 + c1*a + c2*b + c3*a*b for a, b = xa[r], xb[r].
 // Where there is one, forwardVector does the first rows with the same
 // arithmetic; the loop below does the rest.
+//
+// NOTE: every product is converted to F before it is added. The Go spec
+// lets the compiler fuse x*y + z into one multiply-add (and Go 1.26 does
+// with GOAMD64=v3), which rounds once instead of twice; an explicit
+// conversion rounds the product and forbids that, so these loops give the
+// same bits on every build, and the same as the AVX2 loops, which multiply
+// and add separately. The same holds in backwardGateFM.
 func forwardGateFM[F Float](y, xa, xb []F, c0, c1, c2, c3 F) {
 	xb, y = xb[:len(xa)], y[:len(xa)]
 	n := forwardVector(y, xa, xb, c0, c1, c2, c3)
 	xa, xb, y = xa[n:], xb[n:], y[n:]
 	for r, a := range xa {
 		b := xb[r]
-		y[r] = c0 + a*(c1+c3*b) + c2*b
+		y[r] = c0 + F(a*(c1+F(c3*b))) + F(c2*b)
 	}
 }
 
@@ -147,30 +154,31 @@ func backwardGateFM[F Float](da, db, g, xa, xb []F, c1, c2, c3 F) [4]F {
 	s0, s1, s2, s3, t0, t1, t2, t3 := acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7]
 	for ; r+1 < len(xa); r += 2 {
 		a, b, gr := xa[r], xb[r], g[r]
-		da[r] += gr * (c1 + c3*b)
-		db[r] += gr * (c2 + c3*a)
-		ga := gr * a
+		da[r] += F(gr * (c1 + F(c3*b)))
+		db[r] += F(gr * (c2 + F(c3*a)))
+		ga := F(gr * a)
 		s0 += gr
 		s1 += ga
-		s2 += gr * b
-		s3 += ga * b
+		s2 += F(gr * b)
+		s3 += F(ga * b)
 		a, b, gr = xa[r+1], xb[r+1], g[r+1]
-		da[r+1] += gr * (c1 + c3*b)
-		db[r+1] += gr * (c2 + c3*a)
-		ga = gr * a
+		da[r+1] += F(gr * (c1 + F(c3*b)))
+		db[r+1] += F(gr * (c2 + F(c3*a)))
+		ga = F(gr * a)
 		t0 += gr
 		t1 += ga
-		t2 += gr * b
-		t3 += ga * b
+		t2 += F(gr * b)
+		t3 += F(ga * b)
 	}
 	if r < len(xa) {
 		a, b, gr := xa[r], xb[r], g[r]
-		da[r] += gr * (c1 + c3*b)
-		db[r] += gr * (c2 + c3*a)
+		da[r] += F(gr * (c1 + F(c3*b)))
+		db[r] += F(gr * (c2 + F(c3*a)))
+		ga := F(gr * a)
 		s0 += gr
-		s1 += gr * a
-		s2 += gr * b
-		s3 += gr * a * b
+		s1 += ga
+		s2 += F(gr * b)
+		s3 += F(ga * b)
 	}
 	return [4]F{s0 + t0, s1 + t1, s2 + t2, s3 + t3}
 }

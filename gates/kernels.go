@@ -107,7 +107,7 @@ func SoftCoeffs[F Float](probs, coeffs, logits []F) (bad int) {
 			}
 			p[i] = F(pi)
 			for j, cij := range coeffTable[i] {
-				c[j] += pi * cij
+				c[j] += float64(pi * cij)
 			}
 		}
 		for j := range c {
@@ -135,8 +135,10 @@ func LogitGrads[F Float](dlogits, probs []F, sums []float64) {
 		var dp [NumOps]float64
 		mean := 0.0
 		for i, c := range coeffTable {
-			dp[i] = c[0]*s[0] + c[1]*s[1] + c[2]*s[2] + c[3]*s[3]
-			mean += float64(p[i]) * dp[i]
+			// NOTE: products are converted before they are added, so that
+			// no build fuses them into multiply-adds (see forwardGateFM).
+			dp[i] = float64(c[0]*s[0]) + float64(c[1]*s[1]) + float64(c[2]*s[2]) + float64(c[3]*s[3])
+			mean += float64(float64(p[i]) * dp[i])
 		}
 		for i := range dp {
 			dlogits[k*NumOps+i] = F(float64(p[i]) * (dp[i] - mean))

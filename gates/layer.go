@@ -71,7 +71,7 @@ func NewLayer(name string, in int, w Wiring, groups int, init Init, dtype autogr
 			v = init.PassThrough
 		}
 		if init.Gaussian {
-			v += std * rng.NormFloat64()
+			v += float64(std * rng.NormFloat64()) // rounded: no fused multiply-add
 		}
 		logits.SetAt(i, v)
 	}

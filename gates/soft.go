@@ -183,7 +183,7 @@ func forwardRow[F Float](y, x []F, p *rowPlan[F]) {
 	y, c0, c1, c2, c3 := y[:n], p.c0[:n], p.c1[:n], p.c2[:n], p.c3[:n]
 	for k, ab := range p.ab {
 		a, b := x[uint32(ab)], x[ab>>32]
-		y[k] = c0[k] + a*(c1[k]+c3[k]*b) + c2[k]*b
+		y[k] = c0[k] + F(a*(c1[k]+F(c3[k]*b))) + F(c2[k]*b) // rounded products: see forwardGateFM
 	}
 }
 
@@ -195,14 +195,14 @@ func backwardRow[F Float](gab []F, acc [][4]F, g, x []F, p *rowPlan[F]) {
 	c1, c2, c3 := p.c1[:n], p.c2[:n], p.c3[:n]
 	for k, ab := range p.ab {
 		a, b, gk := x[uint32(ab)], x[ab>>32], g[k]
-		gab[2*k] = gk * (c1[k] + c3[k]*b)
-		gab[2*k+1] = gk * (c2[k] + c3[k]*a)
-		ga := gk * a
+		gab[2*k] = gk * (c1[k] + F(c3[k]*b))
+		gab[2*k+1] = gk * (c2[k] + F(c3[k]*a))
+		ga := F(gk * a)
 		s := &acc[k]
 		s[0] += gk
 		s[1] += ga
-		s[2] += gk * b
-		s[3] += ga * b
+		s[2] += F(gk * b)
+		s[3] += F(ga * b)
 	}
 }
 
