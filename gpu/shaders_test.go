@@ -74,8 +74,7 @@ var helperDecl = regexp.MustCompile(`(?ms)^fn (\w+)\(.*?^\}`)
 // TestHelpersIdentical checks that a helper function copied into several
 // shaders (WGSL has no includes; source() is in both perception kernels) is
 // the same in every copy, up to indentation and line breaks, as
-// TestParamsMirrorWGSL does for
-// the uniform structs.
+// TestParamsMirrorWGSL does for the uniform structs.
 func TestHelpersIdentical(t *testing.T) {
 	names, _ := fs.Glob(shaders, "shaders/*.wgsl")
 	first := map[string]string{} // helper name -> path of its first copy
