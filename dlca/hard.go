@@ -133,7 +133,7 @@ func (c *Circuit) Rollout(s *Bits, steps int, opt HardOptions) *Bits {
 // the same Bits). fire, when not nil, lists per cell whether it updates.
 // Words of 64 cells are evaluated in parallel.
 func (c *Circuit) Step(dst, src *Bits, fire []bool) {
-	g := grid{Batch: src.Batch, Height: src.Height, Width: src.Width, Channels: src.Channels, Boundary: c.Boundary}
+	g := Grid{Batch: src.Batch, Height: src.Height, Width: src.Width, Channels: src.Channels, Boundary: c.Boundary}
 	words := len(src.Planes[0])
 	workers := min(words, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
@@ -152,11 +152,11 @@ func (c *Circuit) Step(dst, src *Bits, fire []bool) {
 }
 
 // stepWord computes word w (cells 64w .. 64w+63) of dst.
-func (c *Circuit) stepWord(dst, src *Bits, g grid, w int, fire []bool, in, vals, out []uint64) {
+func (c *Circuit) stepWord(dst, src *Bits, g Grid, w int, fire []bool, in, vals, out []uint64) {
 	clear(in)
 	ch := g.Channels
 	hw := g.Height * g.Width
-	lo, hi := 64*w, min(64*(w+1), g.cells())
+	lo, hi := 64*w, min(64*(w+1), g.Cells())
 	var valid, fired uint64
 	for i := lo; i < hi; i++ {
 		bit := uint64(1) << (i - lo)
