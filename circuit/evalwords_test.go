@@ -18,9 +18,9 @@ func TestEvalWordsMatchesEval(t *testing.T) {
 			in[i] = rng.Uint64()
 		}
 		got := make([]uint64, len(nl.Outputs))
-		nl.EvalWordsScratch(in, got, scratch)
+		nl.EvalWordsScratch(got, in, scratch)
 		alloc := make([]uint64, len(nl.Outputs))
-		nl.EvalWords(in, alloc)
+		nl.EvalWords(alloc, in)
 		bits := make([]uint8, nl.NumInputs)
 		for s := range 64 {
 			for i := range bits {

@@ -83,15 +83,15 @@ func applyOp(o gates.Op, dst, a, b []uint64) {
 
 // EvalWords evaluates the netlist on 64 samples at once: in[i] holds input
 // i of every sample (sample s in bit s), and out[j] receives output j. It
-// panics if the slices do not have NumInputs and len(Outputs) words.
-func (nl *Netlist) EvalWords(in, out []uint64) {
-	nl.EvalWordsScratch(in, out, make([]uint64, nl.NumValues()))
+// panics if the slices do not have len(Outputs) and NumInputs words.
+func (nl *Netlist) EvalWords(out, in []uint64) {
+	nl.EvalWordsScratch(out, in, make([]uint64, nl.NumValues()))
 }
 
 // EvalWordsScratch is EvalWords with the caller's scratch space for the
 // values, at least NumValues words, so that a loop evaluating one word after
 // another allocates nothing (dlca's hard step does, word by word).
-func (nl *Netlist) EvalWordsScratch(in, out, vals []uint64) {
+func (nl *Netlist) EvalWordsScratch(out, in, vals []uint64) {
 	if len(in) != nl.NumInputs || len(out) != len(nl.Outputs) || len(vals) < nl.NumValues() {
 		panic(fmt.Sprintf("circuit: EvalWords got %d input, %d output and %d scratch words, want %d, %d and at least %d", len(in), len(out), len(vals), nl.NumInputs, len(nl.Outputs), nl.NumValues()))
 	}

@@ -21,9 +21,9 @@ func TestProgrammerErrorsPanic(t *testing.T) {
 		{"Step with the wrong channel count", "channels", func() { NewSim(life, Zero, 1).Step(NewGrid(2, 2, 2), NewGrid(2, 2, 2)) }},
 		{"StepFire with a mask of another size", "fire mask", func() { NewSim(life, Zero, 1).StepFire(g1, g1.Clone(), g2) }},
 		{"Eval with too few bits", "input bits", func() { life.Eval(make([]uint8, 3)) }},
-		{"EvalWords with too few words", "words", func() { life.EvalWords(make([]uint64, 3), make([]uint64, 1)) }},
+		{"EvalWords with too few words", "words", func() { life.EvalWords(make([]uint64, 1), make([]uint64, 3)) }},
 		{"EvalWordsScratch with too little scratch", "scratch", func() {
-			life.EvalWordsScratch(make([]uint64, 9), make([]uint64, 1), make([]uint64, 9))
+			life.EvalWordsScratch(make([]uint64, 1), make([]uint64, 9), make([]uint64, 9))
 		}},
 		{"NewGrid of no cells", "positive", func() { NewGrid(0, 3, 1) }},
 		{"FromCells with too few bits", "bits", func() { FromCells(2, 2, 1, make([]uint8, 3)) }},

@@ -178,7 +178,7 @@ func (c *Circuit) stepWord(dst, src *Bits, g Grid, w int, fire []bool, in, vals,
 			}
 		}
 	}
-	c.Netlist.EvalWordsScratch(in, out, vals)
+	c.Netlist.EvalWordsScratch(out, in, vals)
 	for k := range ch {
 		dst.Planes[k][w] = (out[k]&fired | src.Planes[k][w]&^fired) & valid
 	}

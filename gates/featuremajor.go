@@ -182,3 +182,17 @@ func backwardGateFM[F Float](da, db, g, xa, xb []F, c1, c2, c3 F) [4]F {
 	}
 	return [4]F{s0 + t0, s1 + t1, s2 + t2, s3 + t3}
 }
+
+// addChunks sets sums to the sum of the blocks' partial sums (partial holds
+// one len(sums) run per block), added in block order so that the result
+// does not depend on which worker computed which block.
+func addChunks(sums, partial []float64) {
+	clear(sums)
+	for c := 0; c < len(partial); c += len(sums) {
+		for i, v := range partial[c : c+len(sums)] {
+			sums[i] += v
+		}
+	}
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
