@@ -2,20 +2,17 @@ package gates
 
 import "fmt"
 
-// Feature-major kernels. ForwardSoftFM and BackwardSoftFM compute what
-// ForwardSoft and BackwardSoft compute, on the transposed layout:
+// The gate layer's kernels, on its one layout, feature-major:
 //
 //	x   [inputs][Rows]      inputs = In when shared, Groups*In otherwise
 //	                        (input j of group g is feature g*In + j)
 //	y   [Groups*Out][Rows]  gate j of group g is feature g*Out + j
 //
-// Coefficients and sums are laid out as for the row-major kernels. A gate
-// streams three contiguous vectors (its a, its b, its output) and the
-// backward pass keeps the gate's four sums in registers and adds its input
-// gradients straight into dx, with no reverse index. On a 256-gate layer
-// over 512 rows this is 1.7 times (forward) and 2.2 times (backward) faster
-// than the row-major kernels (docs/perf/gates.md); the row-major ones suit
-// autograd tensors, whose rows are the batch.
+// Coefficients and sums are [Groups, Out, 4]. A gate streams three
+// contiguous vectors (its a, its b, its output) and the backward pass keeps
+// the gate's four sums in registers and adds its input gradients straight
+// into dx, with no reverse index. Layer.Forward transposes autograd's
+// row-major tensors (rows are the batch) around them.
 
 // fmBlockRows is the number of rows over which the feature-major backward
 // pass sums in F, whatever the layer's shape or the number of workers: the
@@ -47,8 +44,8 @@ func forSpans(rows int, f func(lo, hi, b0, b1 int)) {
 	})
 }
 
-// ForwardSoftFM is ForwardSoft on feature-major arrays: for every gate k of
-// the Groups*Out and row r,
+// ForwardSoftFM evaluates a gate layer on a batch of rows: for every gate k
+// of the Groups*Out and row r,
 //
 //	y[k][r] = c0 + c1*a + c2*b + c3*a*b,   c = coeffs[k,:],
 //
@@ -71,10 +68,16 @@ func ForwardSoftFM[F Float](y, x, coeffs []F, w Wiring, d Dims) {
 
 // BackwardSoftFM is ForwardSoftFM's backward pass. Given g = dL/dy
 // ([Groups*Out][Rows]) it writes dx = dL/dx (x's layout, overwritten) and,
-// unless sums is nil, the four sums per gate over the rows, as BackwardSoft
-// does. Each goroutine takes a span of rows over all the layer's features,
-// so no two write one element of dx, and adds each element's terms in gate
-// order (the order of BackwardSoft's reverse index). The sums run in F over
+// unless sums is nil, the four sums per gate over the rows,
+//
+//	sums[k,:] = (sum g, sum g*a, sum g*b, sum g*a*b),
+//
+// from which LogitGrads derives the logit gradient: dL/da = g*(c1 + c3*b)
+// and dL/db = g*(c2 + c3*a), summed over the gates (and, for a shared
+// input, the groups) that read each input. Each goroutine takes a span of
+// rows over all the layer's features, so no two write one element of dx,
+// and adds each element's terms in gate order (group by group, a before b
+// within a gate: the order of a ReverseIndex). The sums run in F over
 // blocks of 128 rows (in two chains of alternate rows), then in float64
 // added in block order. The result therefore depends neither on the number
 // of workers nor on the spans. BackwardSoftFM panics if the lengths
