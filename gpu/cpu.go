@@ -2,19 +2,20 @@ package gpu
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/autograd/optim"
+	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/gates"
 )
 
 // CPU is the CPU twin of every kernel: the very functions of the gates,
-// dlca and optim packages that the CPU engine runs (the kernels use the
-// layouts the CPU engine trains on, feature-major), so the GPU is held to
-// the CPU engine's code. Only the loss is written here: the CPU engine
-// computes it with autograd ops (bptt.Loss), and the engine tests hold the
-// whole iteration to the CPU engine's.
+// dlca, bptt and optim packages that the CPU engine runs (the kernels use
+// the layouts the CPU engine trains on, feature-major), so the GPU is held
+// to the CPU engine's code; the engine tests hold the whole iteration to
+// the CPU engine's.
 type CPU struct{}
 
 // Name returns "cpu".
@@ -130,16 +131,27 @@ func fired(fire []float32) []bool {
 	return f
 }
 
-// Loss is the weighted sum of squared errors, summed in float64.
+// Loss is bptt.Loss (the CPU engine's loss) and its gradient, on the loss
+// channels, those of weight 1; it panics on another weight than 0 or 1.
 func (CPU) Loss(weight, state, target []float32, g Grid) (float32, []float32, error) {
-	dstate := make([]float32, g.Len())
-	total := 0.0
-	for i := range dstate {
-		w, d := weight[i%g.Channels], state[i]-target[i]
-		dstate[i] = 2 * w * d
-		total += float64(w * d * d)
+	var channels []int
+	for c, w := range weight {
+		switch w {
+		case 1:
+			channels = append(channels, c)
+		case 0:
+		default:
+			panic(fmt.Sprintf("gpu: CPU Loss: weight %v of channel %d, want 0 or 1", w, c))
+		}
 	}
-	return float32(total), dstate, nil
+	shape := []int{g.Batch, g.Height, g.Width, g.Channels}
+	s := autograd.New(slices.Clone(state), shape...).SetRequiresGrad(true)
+	t := autograd.IndexSelect(autograd.New(slices.Clone(target), shape...), 3, channels)
+	loss := bptt.Loss(s, t, channels)
+	if err := loss.Backward(); err != nil {
+		return 0, nil, fmt.Errorf("gpu: CPU Loss: %v", err)
+	}
+	return float32(loss.Item()), s.Grad().Data32(), nil
 }
 
 func to32(s []float64) []float32 {

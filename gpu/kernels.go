@@ -43,7 +43,8 @@ type Kernels interface {
 	FireMask(fire, state, upd []float32, g Grid) ([]float32, error)
 	// FireMaskBackward returns the gradients of upd and state given dnext.
 	FireMaskBackward(fire, dnext []float32, g Grid) (dupd, dstate []float32, err error)
-	// Loss returns sum weight[c]*(state-target)^2 and its gradient.
+	// Loss returns sum weight[c]*(state-target)^2 and its gradient; the
+	// weights are 1 on the loss channels and 0 elsewhere.
 	Loss(weight, state, target []float32, g Grid) (loss float32, dstate []float32, err error)
 }
 
