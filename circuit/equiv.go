@@ -106,8 +106,8 @@ func compareOn(a, b *Netlist, outputs []int, next fill) *Mismatch {
 		if !ok {
 			return nil
 		}
-		a.EvalWords(in, outA)
-		b.EvalWords(in, outB)
+		a.EvalWords(outA, in)
+		b.EvalWords(outB, in)
 		for _, j := range outputs {
 			if d := (outA[j] ^ outB[j]) & valid; d != 0 {
 				return mismatchAt(in, outA, outB, bits.TrailingZeros64(d))

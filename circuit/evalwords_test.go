@@ -16,7 +16,7 @@ func TestEvalWordsMatchesEval(t *testing.T) {
 			in[i] = rng.Uint64()
 		}
 		got := make([]uint64, len(nl.Outputs))
-		nl.EvalWords(in, got)
+		nl.EvalWords(got, in)
 		bits := make([]uint8, nl.NumInputs)
 		for s := range 64 {
 			for i := range bits {

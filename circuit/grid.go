@@ -131,7 +131,7 @@ func (g *Grid) mustMatch(o *Grid, op string) {
 // stream whose start SplitMix64 mixes from those three. Bits past w are
 // zero.
 func FireMask(dst []uint64, w int, p float64, seed uint64, step, y int) {
-	q := uint64(p*65536 + 0.5)
+	q := uint64(float64(p*65536) + 0.5) // rounded product: no fused multiply-add
 	state := mix64(seed ^ mix64(uint64(step)<<32|uint64(uint32(y))))
 	for i := range dst {
 		var m uint64

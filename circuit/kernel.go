@@ -83,10 +83,10 @@ func applyOp(o gates.Op, dst, a, b []uint64) {
 
 // EvalWords evaluates the netlist on 64 samples at once: in[i] holds input
 // i of every sample (sample s in bit s), and out[j] receives output j. It
-// panics if the slices do not have NumInputs and len(Outputs) words.
-func (nl *Netlist) EvalWords(in, out []uint64) {
+// panics if the slices do not have len(Outputs) and NumInputs words.
+func (nl *Netlist) EvalWords(out, in []uint64) {
 	if len(in) != nl.NumInputs || len(out) != len(nl.Outputs) {
-		panic(fmt.Sprintf("circuit: EvalWords got %d input and %d output words, want %d and %d", len(in), len(out), nl.NumInputs, len(nl.Outputs)))
+		panic(fmt.Sprintf("circuit: EvalWords got %d output and %d input words, want %d and %d", len(out), len(in), len(nl.Outputs), nl.NumInputs))
 	}
 	vals := make([]uint64, nl.NumValues())
 	copy(vals, in)

@@ -21,7 +21,7 @@ func TestProgrammerErrorsPanic(t *testing.T) {
 		{"Step with the wrong channel count", "channels", func() { NewSim(life, Zero, 1).Step(NewGrid(2, 2, 2), NewGrid(2, 2, 2)) }},
 		{"StepFire with a mask of another size", "fire mask", func() { NewSim(life, Zero, 1).StepFire(g1, g1.Clone(), g2) }},
 		{"Eval with too few bits", "input bits", func() { life.Eval(make([]uint8, 3)) }},
-		{"EvalWords with too few words", "words", func() { life.EvalWords(make([]uint64, 3), make([]uint64, 1)) }},
+		{"EvalWords with too few words", "words", func() { life.EvalWords(make([]uint64, 1), make([]uint64, 3)) }},
 		{"NewGrid of no cells", "positive", func() { NewGrid(0, 3, 1) }},
 		{"FromCells with too few bits", "bits", func() { FromCells(2, 2, 1, make([]uint8, 3)) }},
 		{"StepLife on two channels", "1 channel", func() { StepLife(NewGrid(2, 2, 2), NewGrid(2, 2, 2), Zero, 1) }},

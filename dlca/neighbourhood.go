@@ -8,29 +8,32 @@ import (
 	"github.com/dlca/dlca/gates"
 )
 
-// grid is the shape of a batch of states [Batch, Height, Width, Channels]
+// Grid is the shape of a batch of states [Batch, Height, Width, Channels]
 // and its boundary.
-type grid struct {
+type Grid struct {
 	Batch, Height, Width, Channels int
 	Boundary                       circuit.Boundary
 }
 
-// cells returns the number of cells of the whole batch.
-func (g grid) cells() int { return g.Batch * g.Height * g.Width }
+// Cells returns the number of cells of the whole batch.
+func (g Grid) Cells() int { return g.Batch * g.Height * g.Width }
+
+// Len returns the number of values of a state, Cells*Channels.
+func (g Grid) Len() int { return g.Cells() * g.Channels }
 
 // gridOf reads the shape of a state tensor. It panics, naming op, unless the
 // tensor is [B, H, W, C] with C = channels.
-func gridOf(op string, state *autograd.Tensor, channels int, b circuit.Boundary) grid {
+func gridOf(op string, state *autograd.Tensor, channels int, b circuit.Boundary) Grid {
 	s := state.Shape()
 	if len(s) != 4 || s[3] != channels || s[0] < 1 || s[1] < 1 || s[2] < 1 {
 		panic(fmt.Sprintf("dlca: %s: state of shape %v, want [batch height width %d]", op, s, channels))
 	}
-	return grid{Batch: s[0], Height: s[1], Width: s[2], Channels: s[3], Boundary: b}
+	return Grid{Batch: s[0], Height: s[1], Width: s[2], Channels: s[3], Boundary: b}
 }
 
 // source returns the index within its image of the cell at (y+dy, x+dx), or
 // -1 when that lies outside a zero-padded grid.
-func (g grid) source(y, x, dy, dx int) int {
+func (g Grid) source(y, x, dy, dx int) int {
 	y, x = y+dy, x+dx
 	if g.Boundary == circuit.Periodic {
 		y = (y%g.Height + g.Height) % g.Height
@@ -45,25 +48,16 @@ func (g grid) source(y, x, dy, dx int) int {
 // (row-major 3x3, n = Centre is (0, 0)).
 func offset(n int) (dy, dx int) { return n/3 - 1, n%3 - 1 }
 
-// nbLayout says where the gathered neighbourhood value (cell, channel,
-// position) goes: at cell*Cell + channel*Channel + position*Pos.
-type nbLayout struct{ Cell, Channel, Pos int }
-
-// rowMajor is the layout [cells, C, 9] of the Neighbourhood op.
-func (g grid) rowMajor() nbLayout {
-	return nbLayout{Cell: g.Channels * NeighbourhoodSize, Channel: NeighbourhoodSize, Pos: 1}
-}
-
-// featureMajor is the fused step's layout [9][C][cells].
-func (g grid) featureMajor() nbLayout {
-	return nbLayout{Cell: 1, Channel: g.cells(), Pos: g.cells() * g.Channels}
-}
-
-// gatherNeighbourhood writes into nb, laid out as lay says, the value of
-// channel c of the cell at position n of each cell's 3x3 neighbourhood (0
-// beyond a zero boundary). state is [cells, C].
-func gatherNeighbourhood[F gates.Float](nb, state []F, g grid, lay nbLayout) {
-	c := g.Channels
+// GatherNeighbourhood writes every cell's 3x3 neighbourhood of state
+// ([cells, C]) into nb feature-major, [9][C][cells]: nb[(n*C + c)*cells +
+// cell] is channel c of the cell at position n (row-major 3x3, 4 = the cell
+// itself; 0 beyond a zero boundary). The first perception layer reads it as
+// its shared input: 9 features over C*cells rows. It is the fused step's
+// gather; executors that keep their own buffers (the GPU's CPU twin) call
+// it too. It panics if the lengths disagree with g.
+func GatherNeighbourhood[F gates.Float](nb, state []F, g Grid) {
+	g.checkLens("GatherNeighbourhood", len(nb), len(state))
+	c, cells := g.Channels, g.Cells()
 	hw := g.Height * g.Width
 	for b := range g.Batch {
 		for y := range g.Height {
@@ -77,7 +71,7 @@ func gatherNeighbourhood[F gates.Float](nb, state []F, g grid, lay nbLayout) {
 						if src >= 0 {
 							v = state[(b*hw+src)*c+ch]
 						}
-						nb[cell*lay.Cell+ch*lay.Channel+n*lay.Pos] = v
+						nb[(n*c+ch)*cells+cell] = v
 					}
 				}
 			}
@@ -85,11 +79,14 @@ func gatherNeighbourhood[F gates.Float](nb, state []F, g grid, lay nbLayout) {
 	}
 }
 
-// addNeighbourhoodGrad is gatherNeighbourhood's backward pass: it adds to
-// dstate the gradient dnb of the gathered values, as a gather (each cell sums
-// what the cells that see it received for it), so it writes each element once.
-func addNeighbourhoodGrad[F gates.Float](dstate, dnb []F, g grid, lay nbLayout) {
-	c := g.Channels
+// AddNeighbourhoodGrad is GatherNeighbourhood's backward pass: it adds to
+// dstate ([cells, C]) the gradient dnb ([9][C][cells]) of the gathered
+// values, as a gather (each cell sums, in increasing position n, what the
+// cells that see it received for it), so it writes each element once. It
+// panics if the lengths disagree with g.
+func AddNeighbourhoodGrad[F gates.Float](dstate, dnb []F, g Grid) {
+	g.checkLens("AddNeighbourhoodGrad", len(dnb), len(dstate))
+	c, cells := g.Channels, g.Cells()
 	hw := g.Height * g.Width
 	for b := range g.Batch {
 		for y := range g.Height {
@@ -104,7 +101,7 @@ func addNeighbourhoodGrad[F gates.Float](dstate, dnb []F, g grid, lay nbLayout) 
 					}
 					viewer += b * hw
 					for ch := range c {
-						dstate[cell*c+ch] += dnb[viewer*lay.Cell+ch*lay.Channel+n*lay.Pos]
+						dstate[cell*c+ch] += dnb[(n*c+ch)*cells+viewer]
 					}
 				}
 			}
@@ -112,39 +109,10 @@ func addNeighbourhoodGrad[F gates.Float](dstate, dnb []F, g grid, lay nbLayout) 
 	}
 }
 
-// Neighbourhood returns each cell's 3x3 neighbourhood, channel by channel:
-// state [B, H, W, C] becomes [B*H*W*C, 9] with row (cell, channel) holding
-// the channel's values at the 9 positions (row-major, 4 = the cell itself;
-// zeros beyond a zero boundary). It is one autograd op. Neighbourhood panics
-// if state is not 4-D.
-func Neighbourhood(state *autograd.Tensor, b circuit.Boundary) *autograd.Tensor {
-	s := state.Shape()
-	if len(s) != 4 {
-		panic(fmt.Sprintf("dlca: Neighbourhood: state of shape %v, want [batch height width channels]", s))
+// checkLens panics, naming op, unless state has g.Len() values and nb 9
+// per state value.
+func (g Grid) checkLens(op string, nb, state int) {
+	if state != g.Len() || nb != NeighbourhoodSize*g.Len() {
+		panic(fmt.Sprintf("dlca: %s: %d neighbourhood values and %d state values for %+v", op, nb, state, g))
 	}
-	return autograd.Apply(neighbourhoodOp{gridOf("Neighbourhood", state, s[3], b)}, state)
-}
-
-type neighbourhoodOp struct{ g grid }
-
-func (neighbourhoodOp) Name() string { return "dlca.Neighbourhood" }
-
-func (op neighbourhoodOp) Forward(in []*autograd.Tensor) *autograd.Tensor {
-	out := autograd.Zeros(in[0].DType(), op.g.cells()*op.g.Channels, NeighbourhoodSize)
-	if in[0].DType() == autograd.Float64 {
-		gatherNeighbourhood(out.Data64(), in[0].Data64(), op.g, op.g.rowMajor())
-	} else {
-		gatherNeighbourhood(out.Data32(), in[0].Data32(), op.g, op.g.rowMajor())
-	}
-	return out
-}
-
-func (op neighbourhoodOp) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *autograd.Tensor) []*autograd.Tensor {
-	d := autograd.ZerosLike(in[0])
-	if d.DType() == autograd.Float64 {
-		addNeighbourhoodGrad(d.Data64(), grad.Data64(), op.g, op.g.rowMajor())
-	} else {
-		addNeighbourhoodGrad(d.Data32(), grad.Data32(), op.g, op.g.rowMajor())
-	}
-	return []*autograd.Tensor{d}
 }

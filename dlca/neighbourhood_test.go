@@ -7,25 +7,35 @@ import (
 	"github.com/dlca/dlca/circuit"
 )
 
-// TestNeighbourhoodMatchesReference: the gather op gives the composed
-// reference's values and, for a random upstream gradient, the same state
-// gradient, on grids that are not square, for both boundaries.
+// TestNeighbourhoodMatchesReference: the feature-major gather gives the
+// composed reference's values and, for a random upstream gradient, the same
+// state gradient, on grids that are not square, for both boundaries.
 func TestNeighbourhoodMatchesReference(t *testing.T) {
 	for _, b := range []circuit.Boundary{circuit.Zero, circuit.Periodic} {
 		t.Run(b.String(), func(t *testing.T) {
-			s1 := randomState(autograd.Float64, 3, 2, 3, 5, 2).SetRequiresGrad(true)
-			s2 := s1.Clone().SetRequiresGrad(true)
-			got, want := Neighbourhood(s1, b), referenceNeighbourhood(s2, b)
-			assertClose(t, "neighbourhood", got, want, 0)
-			seed := randomState(autograd.Float64, 4, 2*3*5*2, 9, 1, 1)
-			g := autograd.Reshape(seed, 2*3*5*2, 9)
-			if err := got.BackwardWith(g.Detach()); err != nil {
+			g := Grid{Batch: 2, Height: 3, Width: 5, Channels: 2, Boundary: b}
+			s := randomState(autograd.Float64, 3, g.Batch, g.Height, g.Width, g.Channels).SetRequiresGrad(true)
+			want := referenceNeighbourhood(s, b) // [cells*C, 9], row (cell, channel)
+			nb := make([]float64, 9*g.Len())
+			GatherNeighbourhood(nb, s.Data64(), g)
+			seed := randomState(autograd.Float64, 4, g.Len(), 9, 1, 1).Data64()
+			dnb := make([]float64, len(seed)) // seed, feature-major
+			for row := range g.Len() {        // row = cell*C + ch
+				cell, ch := row/g.Channels, row%g.Channels
+				for n := range 9 {
+					fm := (n*g.Channels+ch)*g.Cells() + cell
+					if got, w := nb[fm], want.Data64()[row*9+n]; got != w {
+						t.Fatalf("cell %d channel %d position %d: %v, reference %v", cell, ch, n, got, w)
+					}
+					dnb[fm] = seed[row*9+n]
+				}
+			}
+			if err := want.BackwardWith(autograd.New64(seed, g.Len(), 9)); err != nil {
 				t.Fatal(err)
 			}
-			if err := want.BackwardWith(g.Detach()); err != nil {
-				t.Fatal(err)
-			}
-			assertClose(t, "gradient", s1.Grad(), s2.Grad(), 1e-12)
+			ds := make([]float64, g.Len())
+			AddNeighbourhoodGrad(ds, dnb, g)
+			assertClose(t, "gradient", autograd.New64(ds, s.Shape()...), s.Grad(), 1e-12)
 		})
 	}
 }
@@ -33,19 +43,22 @@ func TestNeighbourhoodMatchesReference(t *testing.T) {
 // The centre of the neighbourhood is the cell itself; beyond a zero
 // boundary the corner cell sees zeros.
 func TestNeighbourhoodLayout(t *testing.T) {
-	s := autograd.New([]float32{1, 2, 3, 4}, 1, 2, 2, 1) // cells (0,0)=1 (0,1)=2 (1,0)=3 (1,1)=4
-	nb := Neighbourhood(s, circuit.Zero)
-	want := []float32{0, 0, 0, 0, 1, 2, 0, 3, 4} // cell (0,0), row-major 3x3
-	for n, v := range want {
-		if nb.Data32()[n] != v {
-			t.Fatalf("position %d of cell (0,0): %v, want %v (got %v)", n, nb.Data32()[n], v, nb.Data32()[:9])
-		}
-	}
-	per := Neighbourhood(s, circuit.Periodic)
-	want = []float32{4, 3, 4, 2, 1, 2, 4, 3, 4}
-	for n, v := range want {
-		if per.Data32()[n] != v {
-			t.Fatalf("periodic position %d of cell (0,0): %v, want %v", n, per.Data32()[n], v)
+	g := Grid{Batch: 1, Height: 2, Width: 2, Channels: 1}
+	state := []float32{1, 2, 3, 4} // cells (0,0)=1 (0,1)=2 (1,0)=3 (1,1)=4
+	nb := make([]float32, 9*g.Len())
+	for _, tc := range []struct {
+		b    circuit.Boundary
+		want []float32 // cell (0,0), row-major 3x3
+	}{
+		{circuit.Zero, []float32{0, 0, 0, 0, 1, 2, 0, 3, 4}},
+		{circuit.Periodic, []float32{4, 3, 4, 2, 1, 2, 4, 3, 4}},
+	} {
+		g.Boundary = tc.b
+		GatherNeighbourhood(nb, state, g)
+		for n, v := range tc.want {
+			if got := nb[n*g.Cells()]; got != v { // feature n, row (channel 0, cell 0)
+				t.Fatalf("%v: position %d of cell (0,0): %v, want %v", tc.b, n, got, v)
+			}
 		}
 	}
 }

@@ -71,7 +71,7 @@ func (m *Model) coefficients() []*autograd.Tensor {
 // cells rows.
 type plan struct {
 	m      *Model
-	g      grid
+	g      Grid
 	layers []fmLayer // Layers order
 }
 
@@ -81,9 +81,9 @@ type fmLayer struct {
 	d gates.Dims
 }
 
-func newPlan(m *Model, g grid) *plan {
+func newPlan(m *Model, g Grid) *plan {
 	p := &plan{m: m, g: g}
-	n, c := g.cells(), m.Config.Channels
+	n, c := g.Cells(), m.Config.Channels
 	for i, l := range m.Perception {
 		p.layers = append(p.layers, fmLayer{l.Wiring, gates.Dims{Rows: n * c, Groups: l.Groups, In: l.In, Out: l.Out, SharedInput: i == 0}})
 	}
@@ -105,8 +105,8 @@ type activations[F gates.Float] struct {
 
 func newActivations[F gates.Float](p *plan) *activations[F] {
 	a := &activations[F]{
-		nb:  make([]F, p.g.cells()*p.g.Channels*NeighbourhoodSize),
-		uin: make([]F, p.g.cells()*p.m.Config.UpdateInputs()),
+		nb:  make([]F, p.g.Cells()*p.g.Channels*NeighbourhoodSize),
+		uin: make([]F, p.g.Cells()*p.m.Config.UpdateInputs()),
 	}
 	for _, l := range p.layers {
 		a.layers = append(a.layers, make([]F, l.d.YLen()))
@@ -116,7 +116,7 @@ func newActivations[F gates.Float](p *plan) *activations[F] {
 
 // fits reports whether a holds the activations of plan p.
 func (a *activations[F]) fits(p *plan) bool {
-	if len(a.layers) != len(p.layers) || len(a.nb) != p.g.cells()*p.g.Channels*NeighbourhoodSize || len(a.uin) != p.g.cells()*p.m.Config.UpdateInputs() {
+	if len(a.layers) != len(p.layers) || len(a.nb) != p.g.Cells()*p.g.Channels*NeighbourhoodSize || len(a.uin) != p.g.Cells()*p.m.Config.UpdateInputs() {
 		return false
 	}
 	for i, l := range p.layers {
@@ -125,47 +125,4 @@ func (a *activations[F]) fits(p *plan) bool {
 		}
 	}
 	return true
-}
-
-// assembleUpdateInput writes the update network's input [UpdateInputs][cells]:
-// feature ch < C is the cell's own channel ch, feature C + (ch*S + s)*K + k
-// is kernel k's bit s on channel ch (the paper's notebook order). percep is
-// the last kernel layer's output [(k*S + s)][ch*cells + cell].
-func assembleUpdateInput[F gates.Float](uin, state, percep []F, cells, c, k, s int) {
-	for ch := range c {
-		row := uin[ch*cells : (ch+1)*cells]
-		for cell := range row {
-			row[cell] = state[cell*c+ch]
-		}
-	}
-	rp := cells * c
-	for ch := range c {
-		for b := range s {
-			for kk := range k {
-				f := c + (ch*s+b)*k + kk
-				src := percep[(kk*s+b)*rp+ch*cells:]
-				copy(uin[f*cells:(f+1)*cells], src[:cells])
-			}
-		}
-	}
-}
-
-// splitUpdateInputGrad is assembleUpdateInput's backward pass: it adds the own
-// part of duin to dstate ([cells, C]) and writes the perception part to
-// dpercep.
-func splitUpdateInputGrad[F gates.Float](dstate, dpercep, duin []F, cells, c, k, s int) {
-	for ch := range c {
-		for cell, v := range duin[ch*cells : (ch+1)*cells] {
-			dstate[cell*c+ch] += v
-		}
-	}
-	rp := cells * c
-	for ch := range c {
-		for b := range s {
-			for kk := range k {
-				f := c + (ch*s+b)*k + kk
-				copy(dpercep[(kk*s+b)*rp+ch*cells:(kk*s+b)*rp+(ch+1)*cells], duin[f*cells:(f+1)*cells])
-			}
-		}
-	}
 }

@@ -25,54 +25,34 @@ func (op *stepOp[F]) Name() string { return "dlca.Step" }
 func (op *stepOp[F]) Forward(in []*autograd.Tensor) *autograd.Tensor {
 	p, a := op.p, op.act
 	cfg := p.m.Config
-	cells, c := p.g.cells(), cfg.Channels
+	cells, c := p.g.Cells(), cfg.Channels
 	state := data[F](in[0])
-	gatherNeighbourhood(a.nb, state, p.g, p.g.featureMajor())
+	GatherNeighbourhood(a.nb, state, p.g)
 	x := a.nb
 	np := len(p.m.Perception)
 	for i, l := range p.layers {
 		if i == np {
-			assembleUpdateInput(a.uin, state, x, cells, c, cfg.Kernels, cfg.PerceptionBits())
+			AssembleUpdateInput(a.uin, state, x, cells, c, cfg.Kernels, cfg.PerceptionBits())
 			x = a.uin
 		}
 		gates.ForwardSoftFM(a.layers[i], x, data[F](in[1+i]), l.w, l.d)
 		x = a.layers[i]
 	}
 	out := autograd.Zeros(in[0].DType(), in[0].Shape()...)
-	next := data[F](out)
-	for cell := range cells {
-		fire := op.fire == nil || op.fire[cell]
-		for ch := range c {
-			if fire {
-				next[cell*c+ch] = x[ch*cells+cell]
-			} else {
-				next[cell*c+ch] = state[cell*c+ch]
-			}
-		}
-	}
+	SelectFired(data[F](out), state, x, op.fire, cells, c)
 	return out
 }
 
 func (op *stepOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *autograd.Tensor) []*autograd.Tensor {
 	p, a := op.p, op.act
 	cfg := p.m.Config
-	cells, c := p.g.cells(), cfg.Channels
+	cells, c := p.g.Cells(), cfg.Channels
 	dstate := autograd.ZerosLike(in[0])
 	ds := data[F](dstate)
-	gin := data[F](grad)
 	// g is the gradient of the last layer's output [C][cells]; a cell that
 	// did not fire passed its state through unchanged instead.
 	g := make([]F, c*cells)
-	for cell := range cells {
-		fire := op.fire == nil || op.fire[cell]
-		for ch := range c {
-			if fire {
-				g[ch*cells+cell] = gin[cell*c+ch]
-			} else {
-				ds[cell*c+ch] = gin[cell*c+ch]
-			}
-		}
-	}
+	SplitFiredGrad(g, ds, data[F](grad), op.fire, cells, c)
 	grads := make([]*autograd.Tensor, len(in))
 	np := len(p.m.Perception)
 	for i := len(p.layers) - 1; i >= 0; i-- {
@@ -100,11 +80,11 @@ func (op *stepOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *a
 		g = dx
 		if i == np {
 			dpercep := op.buffer(len(a.layers[np-1]), g)
-			splitUpdateInputGrad(ds, dpercep, g, cells, c, cfg.Kernels, cfg.PerceptionBits())
+			SplitUpdateInputGrad(ds, dpercep, g, cells, c, cfg.Kernels, cfg.PerceptionBits())
 			g = dpercep
 		}
 	}
-	addNeighbourhoodGrad(ds, g, p.g, p.g.featureMajor())
+	AddNeighbourhoodGrad(ds, g, p.g)
 	grads[0] = dstate
 	return grads
 }
@@ -129,7 +109,7 @@ func (op *stepOp[F]) buffer(n int, busy []F) []F {
 // must not be shared by two rollouts whose graphs are alive at once: the
 // second overwrites what the first needs for its backward pass.
 type Workspace struct {
-	key     grid
+	key     Grid
 	steps   []any // *activations[F] per step
 	scratch any   // *[2][]F
 }
@@ -176,8 +156,8 @@ type RolloutOptions struct {
 // wrong length.
 func (m *Model) Step(state *autograd.Tensor, fire []bool) *autograd.Tensor {
 	g := gridOf("Step", state, m.Config.Channels, m.Config.Boundary)
-	if fire != nil && len(fire) != g.cells() {
-		panic(fmt.Sprintf("dlca: Step: %d fire flags for %d cells", len(fire), g.cells()))
+	if fire != nil && len(fire) != g.Cells() {
+		panic(fmt.Sprintf("dlca: Step: %d fire flags for %d cells", len(fire), g.Cells()))
 	}
 	return m.rollout(state, 1, RolloutOptions{}, func(int) []bool { return fire })
 }
@@ -223,7 +203,7 @@ func (m *Model) rollout(state *autograd.Tensor, steps int, opt RolloutOptions, f
 		slot = func(int) int { return 0 }
 	}
 	for t := range steps {
-		fire := fire(g.cells())
+		fire := fire(g.Cells())
 		if m.DType() == autograd.Float64 {
 			state = applyStep[float64](p, ws, slot(t), fire, state, coeffs)
 		} else {

@@ -34,7 +34,9 @@ func lizardMask() []bool {
 	limb := func(x0, y0, x1, y1, r float64) {
 		for i := 0; i <= 8; i++ {
 			f := float64(i) / 8
-			parts = append(parts, ellipse{x0 + f*(x1-x0), y0 + f*(y1-y0), r, r})
+			// NOTE: products are rounded (explicit conversions) so that no
+			// build fuses a multiply-add and moves a pixel of the target.
+			parts = append(parts, ellipse{x0 + float64(f*(x1-x0)), y0 + float64(f*(y1-y0)), r, r})
 		}
 	}
 	limb(8.0, 6.0, 5.0, 4.5, 0.75) // front left: out, then forward
@@ -49,9 +51,9 @@ func lizardMask() []bool {
 	for i := 0; i <= 24; i++ {
 		f := float64(i) / 24
 		a := f * 0.6 * math.Pi
-		x := 9.5 + 4.0*(1-math.Cos(a))
-		y := 11.5 + 6.5*math.Sin(a)/math.Sin(0.6*math.Pi)
-		r := 1.3 - 0.85*f
+		x := 9.5 + float64(4.0*(1-math.Cos(a)))
+		y := 11.5 + float64(6.5*math.Sin(a)/math.Sin(0.6*math.Pi))
+		r := 1.3 - float64(0.85*f)
 		parts = append(parts, ellipse{x, y, r, r})
 	}
 	mask := make([]bool, LizardSize*LizardSize)
@@ -60,7 +62,7 @@ func lizardMask() []bool {
 			x, y := float64(px)+0.5, float64(py)+0.5
 			for _, e := range parts {
 				dx, dy := (x-e.cx)/e.rx, (y-e.cy)/e.ry
-				if dx*dx+dy*dy <= 1 {
+				if float64(dx*dx)+float64(dy*dy) <= 1 {
 					mask[py*LizardSize+px] = true
 					break
 				}

@@ -150,7 +150,6 @@ type kernelBench struct {
 	coeffs   []float32
 	sums     []float64
 	w        Wiring
-	rev      ReverseIndex
 }
 
 func newKernelBench(tb testing.TB) *kernelBench {
@@ -159,7 +158,7 @@ func newKernelBench(tb testing.TB) *kernelBench {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	k := &kernelBench{d: Dims{Rows: benchRows, Groups: 1, In: 256, Out: 256, SharedInput: true}, w: w, rev: NewReverseIndex(w, 256)}
+	k := &kernelBench{d: Dims{Rows: benchRows, Groups: 1, In: 256, Out: 256, SharedInput: true}, w: w}
 	k.x = make([]float32, k.d.XLen())
 	k.dx = make([]float32, k.d.XLen())
 	k.y = make([]float32, k.d.YLen())
@@ -178,23 +177,6 @@ func newKernelBench(tb testing.TB) *kernelBench {
 
 func (k *kernelBench) report(b *testing.B) {
 	b.ReportMetric(float64(k.d.YLen())*float64(b.N)/b.Elapsed().Seconds(), "gate-evals/s")
-}
-
-func BenchmarkKernelForward256(b *testing.B) {
-	k := newKernelBench(b)
-	for b.Loop() {
-		ForwardSoft(k.y, k.x, k.coeffs, k.w, k.d)
-	}
-	k.report(b)
-}
-
-// BenchmarkKernelBackward256 uses y as the upstream gradient.
-func BenchmarkKernelBackward256(b *testing.B) {
-	k := newKernelBench(b)
-	for b.Loop() {
-		BackwardSoft(k.dx, k.sums, k.y, k.x, k.coeffs, k.w, k.rev, k.d)
-	}
-	k.report(b)
 }
 
 // checkerboard is the synchronous checkerboard's network on a 16x16 grid,

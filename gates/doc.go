@@ -10,49 +10,48 @@
 // bit forms (Eval, Word) and expressions (Expr) are derived from it or tested
 // against it on all four corners.
 //
-// # Layers and layouts
+// # Layers and the one layout
 //
 // A Layer has Groups x Out gates over In inputs; all groups share one Wiring
 // (gate k reads inputs Wiring.A[k] as a and Wiring.B[k] as b) and each group
-// has its own logits. Every array is row-major and contiguous:
+// has its own logits. Per-gate arrays are [Groups, Out, ...], gate j of
+// group g being gate g*Out + j:
 //
-//	x       [rows, In]            every group reads the same row (shared input)
-//	x       [rows, Groups, In]    group g reads x[r, g, :]
-//	y       [rows, Groups, Out]
 //	logits  [Groups, Out, 16]     indexed by Op
 //	probs   [Groups, Out, 16]     softmax of the logits
 //	coeffs  [Groups, Out, 4]      c0, c1, c2, c3 with y = c0 + c1 a + c2 b + c3 ab
 //	sums    [Groups, Out, 4]      sum over rows of g, g a, g b, g ab (backward)
 //
-// Layer.Forward is one autograd custom op. Its kernels (SoftCoeffs,
-// ForwardSoft, BackwardSoft, LogitGrads) are exported on plain slices of
-// float32 or float64 so that other executors can run and test against the
-// same arithmetic. The input gradient is a gather through a ReverseIndex,
-// never a scatter, and rows are split into chunks fixed by the layer's shape,
-// so results are bit for bit the same for any number of goroutines. Inside
-// the kernels one row is one loop over every group's gates, the wiring
-// expanded to offsets within the row.
+// The kernels (SoftCoeffs, ForwardSoftFM, BackwardSoftFM, LogitGrads) are
+// exported on plain slices of float32 or float64, so that other executors
+// run and test against the same arithmetic. A layer applied to a batch of
+// rows has one layout, feature-major (Dims gives the shape):
 //
-// # Feature-major kernels
-//
-// ForwardSoftFM and BackwardSoftFM (featuremajor.go) are the same layer on
-// the transposed layout, which executors that keep their own activation
-// buffers use (package dlca's fused step):
-//
-//	x       [inputs][rows]        inputs = In, or Groups*In (feature g*In + j)
+//	x       [inputs][rows]        inputs = In when the groups share x, else
+//	                              Groups*In (input j of group g is feature g*In + j)
 //	y       [Groups*Out][rows]    gate j of group g is feature g*Out + j
 //
-// with Dims, coefficients and sums as above. Each gate streams contiguous
-// vectors, so these kernels are about twice as fast as the row-major ones;
-// use them when the caller can keep its activations feature-major, and the
-// row-major ones for autograd tensors, whose rows are the batch. The
-// backward pass adds input gradients straight into dx (each goroutine owns
-// a span of rows over every feature, and adds in gate order) and sums over
-// fixed blocks of 128 rows combined in block order, so it too is bit for bit
-// the same for any number of goroutines. On amd64 with AVX2 (and without
-// the purego build tag) their float32 inner loops run in assembly
-// (featuremajor_amd64.s), eight rows at a time, with the Go loops' operations
-// in the Go loops' order, so the results are bit for bit the same as well.
+// Each gate streams contiguous vectors. It is the layout the cellular
+// automaton trains on (package dlca's fused step) and the GPU's kernels use.
+// The backward pass adds input gradients straight into dx (each goroutine
+// owns a span of rows over every feature, and adds in gate order) and sums
+// over fixed blocks of 128 rows combined in block order, so results are bit
+// for bit the same for any number of goroutines. On amd64 with AVX2 (and
+// without the purego build tag) the float32 inner loops run in assembly
+// (featuremajor_amd64.s), eight rows at a time, with the Go loops'
+// operations in the Go loops' order, so the results are bit for bit the
+// same as well. The Go loops round every product (an explicit conversion)
+// so that no build fuses multiply-adds: the bits do not depend on GOAMD64.
+//
+// Layer.Forward is one autograd custom op on row-major tensors (x [rows, In]
+// or [rows, Groups, In], y [rows, Groups, Out]: rows are the batch); it
+// transposes around the feature-major kernels.
+//
+// # Argument order
+//
+// Functions that write into slices or buffers take their destinations
+// first, as gonum does: ForwardSoftFM(y, x, ...), BackwardSoftFM(dx, sums,
+// g, x, ...), SoftCoeffs(probs, coeffs, logits), EvalWords(out, ...).
 //
 // Layer.ForwardReference is the same layer composed from autograd
 // primitives, the readable definition against which the fused op is tested.

@@ -26,7 +26,7 @@ func ExampleLayer() {
 	fmt.Println("hard", ops, "active", l.ActiveGates())
 
 	out := make([]uint64, 1)
-	gates.EvalWords(ops, w, []uint64{0b0011, 0b0101}, out) // the four corners in bits 3..0
+	gates.EvalWords(out, []uint64{0b0011, 0b0101}, ops, w) // the four corners in bits 3..0
 	fmt.Printf("truth table %04b\n", out[0]&0xf)
 	// Output:
 	// soft [0.9996 0.5000]

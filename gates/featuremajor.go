@@ -2,20 +2,17 @@ package gates
 
 import "fmt"
 
-// Feature-major kernels. ForwardSoftFM and BackwardSoftFM compute what
-// ForwardSoft and BackwardSoft compute, on the transposed layout:
+// The gate layer's kernels, on its one layout, feature-major:
 //
 //	x   [inputs][Rows]      inputs = In when shared, Groups*In otherwise
 //	                        (input j of group g is feature g*In + j)
 //	y   [Groups*Out][Rows]  gate j of group g is feature g*Out + j
 //
-// Coefficients and sums are laid out as for the row-major kernels. A gate
-// streams three contiguous vectors (its a, its b, its output) and the
-// backward pass keeps the gate's four sums in registers and adds its input
-// gradients straight into dx, with no reverse index. On a 256-gate layer
-// over 512 rows this is 1.7 times (forward) and 2.2 times (backward) faster
-// than the row-major kernels (docs/perf/gates.md); the row-major ones suit
-// autograd tensors, whose rows are the batch.
+// Coefficients and sums are [Groups, Out, 4]. A gate streams three
+// contiguous vectors (its a, its b, its output) and the backward pass keeps
+// the gate's four sums in registers and adds its input gradients straight
+// into dx, with no reverse index. Layer.Forward transposes autograd's
+// row-major tensors (rows are the batch) around them.
 
 // fmBlockRows is the number of rows over which the feature-major backward
 // pass sums in F, whatever the layer's shape or the number of workers: the
@@ -47,8 +44,8 @@ func forSpans(rows int, f func(lo, hi, b0, b1 int)) {
 	})
 }
 
-// ForwardSoftFM is ForwardSoft on feature-major arrays: for every gate k of
-// the Groups*Out and row r,
+// ForwardSoftFM evaluates a gate layer on a batch of rows: for every gate k
+// of the Groups*Out and row r,
 //
 //	y[k][r] = c0 + c1*a + c2*b + c3*a*b,   c = coeffs[k,:],
 //
@@ -71,10 +68,16 @@ func ForwardSoftFM[F Float](y, x, coeffs []F, w Wiring, d Dims) {
 
 // BackwardSoftFM is ForwardSoftFM's backward pass. Given g = dL/dy
 // ([Groups*Out][Rows]) it writes dx = dL/dx (x's layout, overwritten) and,
-// unless sums is nil, the four sums per gate over the rows, as BackwardSoft
-// does. Each goroutine takes a span of rows over all the layer's features,
-// so no two write one element of dx, and adds each element's terms in gate
-// order (the order of BackwardSoft's reverse index). The sums run in F over
+// unless sums is nil, the four sums per gate over the rows,
+//
+//	sums[k,:] = (sum g, sum g*a, sum g*b, sum g*a*b),
+//
+// from which LogitGrads derives the logit gradient: dL/da = g*(c1 + c3*b)
+// and dL/db = g*(c2 + c3*a), summed over the gates (and, for a shared
+// input, the groups) that read each input. Each goroutine takes a span of
+// rows over all the layer's features, so no two write one element of dx,
+// and adds each element's terms in gate order (group by group, a before b
+// within a gate: the order of a ReverseIndex). The sums run in F over
 // blocks of 128 rows (in two chains of alternate rows), then in float64
 // added in block order. The result therefore depends neither on the number
 // of workers nor on the spans. BackwardSoftFM panics if the lengths
@@ -123,13 +126,20 @@ func BackwardSoftFM[F Float](dx []F, sums []float64, g, x, coeffs []F, w Wiring,
 // forwardGateFM sets y[r] = c0 + c1*a + c2*b + c3*a*b for a, b = xa[r], xb[r].
 // Where there is one, forwardVector does the first rows with the same
 // arithmetic; the loop below does the rest.
+//
+// NOTE: every product is converted to F before it is added. The Go spec
+// lets the compiler fuse x*y + z into one multiply-add (and Go 1.26 does
+// with GOAMD64=v3), which rounds once instead of twice; an explicit
+// conversion rounds the product and forbids that, so these loops give the
+// same bits on every build, and the same as the AVX2 loops, which multiply
+// and add separately. The same holds in backwardGateFM.
 func forwardGateFM[F Float](y, xa, xb []F, c0, c1, c2, c3 F) {
 	xb, y = xb[:len(xa)], y[:len(xa)]
 	n := forwardVector(y, xa, xb, c0, c1, c2, c3)
 	xa, xb, y = xa[n:], xb[n:], y[n:]
 	for r, a := range xa {
 		b := xb[r]
-		y[r] = c0 + a*(c1+c3*b) + c2*b
+		y[r] = c0 + F(a*(c1+F(c3*b))) + F(c2*b)
 	}
 }
 
@@ -147,30 +157,45 @@ func backwardGateFM[F Float](da, db, g, xa, xb []F, c1, c2, c3 F) [4]F {
 	s0, s1, s2, s3, t0, t1, t2, t3 := acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7]
 	for ; r+1 < len(xa); r += 2 {
 		a, b, gr := xa[r], xb[r], g[r]
-		da[r] += gr * (c1 + c3*b)
-		db[r] += gr * (c2 + c3*a)
-		ga := gr * a
+		da[r] += F(gr * (c1 + F(c3*b)))
+		db[r] += F(gr * (c2 + F(c3*a)))
+		ga := F(gr * a)
 		s0 += gr
 		s1 += ga
-		s2 += gr * b
-		s3 += ga * b
+		s2 += F(gr * b)
+		s3 += F(ga * b)
 		a, b, gr = xa[r+1], xb[r+1], g[r+1]
-		da[r+1] += gr * (c1 + c3*b)
-		db[r+1] += gr * (c2 + c3*a)
-		ga = gr * a
+		da[r+1] += F(gr * (c1 + F(c3*b)))
+		db[r+1] += F(gr * (c2 + F(c3*a)))
+		ga = F(gr * a)
 		t0 += gr
 		t1 += ga
-		t2 += gr * b
-		t3 += ga * b
+		t2 += F(gr * b)
+		t3 += F(ga * b)
 	}
 	if r < len(xa) {
 		a, b, gr := xa[r], xb[r], g[r]
-		da[r] += gr * (c1 + c3*b)
-		db[r] += gr * (c2 + c3*a)
+		da[r] += F(gr * (c1 + F(c3*b)))
+		db[r] += F(gr * (c2 + F(c3*a)))
+		ga := F(gr * a)
 		s0 += gr
-		s1 += gr * a
-		s2 += gr * b
-		s3 += gr * a * b
+		s1 += ga
+		s2 += F(gr * b)
+		s3 += F(ga * b)
 	}
 	return [4]F{s0 + t0, s1 + t1, s2 + t2, s3 + t3}
 }
+
+// addChunks sets sums to the sum of the blocks' partial sums (partial holds
+// one len(sums) run per block), added in block order so that the result
+// does not depend on which worker computed which block.
+func addChunks(sums, partial []float64) {
+	clear(sums)
+	for c := 0; c < len(partial); c += len(sums) {
+		for i, v := range partial[c : c+len(sums)] {
+			sums[i] += v
+		}
+	}
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }

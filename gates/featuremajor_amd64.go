@@ -6,9 +6,10 @@ import "golang.org/x/sys/cpu"
 
 // The AVX2 loops of featuremajor_amd64.s. Each handles the first
 // len(xa)&^7 rows, eight per iteration, and leaves the rest to the Go loop.
-// They use separate multiplies and adds in the Go expressions' order (Go
-// never fuses them on amd64), so their results are bit for bit the Go
-// loops'.
+// They use separate multiplies and adds in the Go expressions' order, and
+// the Go loops round every product (an explicit conversion, so that no
+// GOAMD64 level fuses a multiply-add), so their results are bit for bit
+// the Go loops' on every build.
 
 // forwardFMAVX2 is forwardGateFM's loop over float32.
 //

@@ -54,14 +54,6 @@ func newKernelCase[F Float](c layerCase, rows int, seed uint64) kernelCase[F] {
 	return k
 }
 
-// rowMajor runs ForwardSoft and BackwardSoft on the case.
-func (k kernelCase[F]) rowMajor() (y, dx []F, sums []float64) {
-	y, dx, sums = make([]F, k.d.YLen()), make([]F, k.d.XLen()), make([]float64, 4*k.gates)
-	ForwardSoft(y, k.x, k.coeffs, k.w, k.d)
-	BackwardSoft(dx, sums, k.g, k.x, k.coeffs, k.w, NewReverseIndex(k.w, k.d.In), k.d)
-	return y, dx, sums
-}
-
 // featureMajor runs ForwardSoftFM and BackwardSoftFM on the transposed
 // case and returns y and dx transposed back to row-major.
 func (k kernelCase[F]) featureMajor() (y, dx []F, sums []float64) {
@@ -82,32 +74,6 @@ func float64s[F Float](v []F) []float64 {
 		out[i] = float64(x)
 	}
 	return out
-}
-
-func testFMMatchesRowMajor[F Float](t *testing.T, gTol float64) {
-	for _, c := range layerCases {
-		// The case's few rows (one partial block), and 261 rows: two full
-		// blocks of fmBlockRows and an odd tail.
-		for _, rows := range []int{c.rows, 261} {
-			t.Run(fmt.Sprintf("%s/%d-rows", c.name, rows), func(t *testing.T) {
-				k := newKernelCase[F](c, rows, 31)
-				y, dx, sums := k.featureMajor()
-				ry, rdx, rsums := k.rowMajor()
-				compare(t, "y", float64s(y), float64s(ry), 1e-6, 0)
-				compare(t, "dx", float64s(dx), float64s(rdx), gTol, gTol)
-				compare(t, "sums", sums, rsums, gTol, gTol)
-			})
-		}
-	}
-}
-
-// TestFeatureMajorMatchesRowMajor holds the feature-major kernels to the
-// row-major ones on the same data, transposed: outputs within 1e-6,
-// gradients within 1e-5 relative (float32: 1e-4, its sums being rounded in
-// different orders).
-func TestFeatureMajorMatchesRowMajor(t *testing.T) {
-	t.Run("float64", func(t *testing.T) { testFMMatchesRowMajor[float64](t, 1e-5) })
-	t.Run("float32", func(t *testing.T) { testFMMatchesRowMajor[float32](t, 1e-4) })
 }
 
 // dataOf returns t's storage as []F; F must match t's dtype.
@@ -272,4 +238,21 @@ func BenchmarkKernelBackwardFM256(b *testing.B) {
 		BackwardSoftFM(k.dx, k.sums, k.y, k.x, k.coeffs, k.w, k.d)
 	}
 	k.report(b)
+}
+
+// TestTransposeInto holds transposeInto to the test's plain transpose on
+// shapes that leave partial tiles, taller and wider than long.
+func TestTransposeInto(t *testing.T) {
+	for _, s := range [][2]int{{1, 1}, {37, 5}, {5, 37}, {33, 17}, {16, 16}, {0, 3}} {
+		rows, cols := s[0], s[1]
+		src := make([]float32, rows*cols)
+		for i := range src {
+			src[i] = float32(i)
+		}
+		dst := make([]float32, len(src))
+		transposeInto(dst, src, rows, cols)
+		if want := transpose(src, rows, cols); !slices.Equal(dst, want) {
+			t.Errorf("%dx%d: %v, want %v", rows, cols, dst, want)
+		}
+	}
 }

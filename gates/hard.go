@@ -74,7 +74,7 @@ func (o Op) Word(a, b uint64) uint64 {
 // EvalWords evaluates one group of a hard layer on 64 samples per word:
 // out[k] = ops[k].Word(in[w.A[k]], in[w.B[k]]). It panics if ops, w and out
 // differ in length or w reads outside in.
-func EvalWords(ops []Op, w Wiring, in, out []uint64) {
+func EvalWords(out, in []uint64, ops []Op, w Wiring) {
 	checkHard("EvalWords", ops, w, len(out))
 	for k, o := range ops {
 		out[k] = o.Word(in[w.A[k]], in[w.B[k]])
@@ -83,7 +83,7 @@ func EvalWords(ops []Op, w Wiring, in, out []uint64) {
 
 // EvalBools is EvalWords on one sample: out[k] = ops[k].Eval(in[w.A[k]],
 // in[w.B[k]]).
-func EvalBools(ops []Op, w Wiring, in, out []bool) {
+func EvalBools(out, in []bool, ops []Op, w Wiring) {
 	checkHard("EvalBools", ops, w, len(out))
 	for k, o := range ops {
 		out[k] = o.Eval(in[w.A[k]], in[w.B[k]])

@@ -11,9 +11,10 @@ type Float interface{ ~float32 | ~float64 }
 
 // Dims is the shape of one application of a gate layer to a batch.
 //
-// The input x is [Rows, In] when SharedInput (every group reads the same
-// row) and [Rows, Groups, In] otherwise; the output is [Rows, Groups, Out].
-// Per-gate arrays (coefficients, probabilities, sums) are [Groups, Out, ...].
+// The kernels' arrays are feature-major: the input x is [In][Rows] when
+// SharedInput (every group reads the same features) and [Groups*In][Rows]
+// otherwise, the output [Groups*Out][Rows]. Per-gate arrays (coefficients,
+// probabilities, sums) are [Groups, Out, ...].
 type Dims struct {
 	Rows, Groups, In, Out int
 	SharedInput           bool
@@ -28,8 +29,8 @@ func (d Dims) YLen() int { return d.Rows * d.Groups * d.Out }
 // Gates returns the number of gates, Groups*Out.
 func (d Dims) Gates() int { return d.Groups * d.Out }
 
-// inputs returns the number of inputs in one row of x (In when shared,
-// Groups*In otherwise): the input features of the feature-major layout.
+// inputs returns the number of input features of x: In when shared,
+// Groups*In otherwise.
 func (d Dims) inputs() int {
 	if d.SharedInput {
 		return d.In
@@ -107,7 +108,7 @@ func SoftCoeffs[F Float](probs, coeffs, logits []F) (bad int) {
 			}
 			p[i] = F(pi)
 			for j, cij := range coeffTable[i] {
-				c[j] += pi * cij
+				c[j] += float64(pi * cij)
 			}
 		}
 		for j := range c {
@@ -117,7 +118,7 @@ func SoftCoeffs[F Float](probs, coeffs, logits []F) (bad int) {
 	return bad
 }
 
-// LogitGrads turns the four per-gate sums of BackwardSoft into the gradient
+// LogitGrads turns the four per-gate sums of BackwardSoftFM into the gradient
 // of the logits: with S the sums and p the probabilities,
 //
 //	dL/dp_i = sum_j C[i][j] S_j            (C = CoeffTable)
@@ -135,8 +136,10 @@ func LogitGrads[F Float](dlogits, probs []F, sums []float64) {
 		var dp [NumOps]float64
 		mean := 0.0
 		for i, c := range coeffTable {
-			dp[i] = c[0]*s[0] + c[1]*s[1] + c[2]*s[2] + c[3]*s[3]
-			mean += float64(p[i]) * dp[i]
+			// NOTE: products are converted before they are added, so that
+			// no build fuses them into multiply-adds (see forwardGateFM).
+			dp[i] = float64(c[0]*s[0]) + float64(c[1]*s[1]) + float64(c[2]*s[2]) + float64(c[3]*s[3])
+			mean += float64(float64(p[i]) * dp[i])
 		}
 		for i := range dp {
 			dlogits[k*NumOps+i] = F(float64(p[i]) * (dp[i] - mean))

@@ -42,7 +42,6 @@ type Layer struct {
 	Logits *autograd.Tensor
 
 	mu    sync.Mutex
-	rev   *ReverseIndex
 	cache any // *softParams[F]: the coefficients of the last logits seen
 }
 
@@ -71,7 +70,7 @@ func NewLayer(name string, in int, w Wiring, groups int, init Init, dtype autogr
 			v = init.PassThrough
 		}
 		if init.Gaussian {
-			v += std * rng.NormFloat64()
+			v += float64(std * rng.NormFloat64()) // rounded: no fused multiply-add
 		}
 		logits.SetAt(i, v)
 	}
@@ -122,24 +121,29 @@ func (l *Layer) checkLogitsShape() error {
 // same row) or [rows, Groups, In] (group g reads x[r, g, :]), and returns
 // y = [rows, Groups, Out], the gates' expected outputs under
 // softmax(Logits). It is one fused autograd op with gradients for x and
-// Logits. Forward panics, naming the layer, if x's shape or dtype does not
-// fit, or if Validate fails (NaN logits, for instance).
+// Logits, which runs the feature-major kernels (ForwardSoftFM,
+// BackwardSoftFM: the one layout of a gate layer) between transposes.
+// Forward panics, naming the layer, if x's shape or dtype does not fit, or
+// if Validate fails (NaN logits, for instance).
 func (l *Layer) Forward(x *autograd.Tensor) *autograd.Tensor {
 	d := l.dims(x)
-	rev := l.reverse()
 	if l.Logits.DType() == autograd.Float64 {
-		return autograd.Apply(&layerOp[float64]{l: l, d: d, rev: rev, p: softParamsOf[float64](l, l.Logits.Data64())}, x, l.Logits)
+		return autograd.Apply(&layerOp[float64]{l: l, d: d, p: softParamsOf[float64](l, l.Logits.Data64())}, x, l.Logits)
 	}
-	return autograd.Apply(&layerOp[float32]{l: l, d: d, rev: rev, p: softParamsOf[float32](l, l.Logits.Data32())}, x, l.Logits)
+	return autograd.Apply(&layerOp[float32]{l: l, d: d, p: softParamsOf[float32](l, l.Logits.Data32())}, x, l.Logits)
 }
 
-// dims checks x against the layer and returns the shape of the application.
+// dims checks x and the wiring against the layer and returns the shape of
+// the application.
 func (l *Layer) dims(x *autograd.Tensor) Dims {
 	if err := l.checkLogitsShape(); err != nil {
 		panic(err.Error())
 	}
 	if l.Wiring.Len() != l.Out {
 		panic(fmt.Sprintf("gates: layer %q: wiring has %d gates, layer %d", l.Name, l.Wiring.Len(), l.Out))
+	}
+	if err := l.Wiring.Check(l.In); err != nil {
+		panic(layerError(l.Name, err).Error())
 	}
 	if x.DType() != l.Logits.DType() {
 		panic(fmt.Sprintf("gates: layer %q: Forward: %v input for %v logits", l.Name, x.DType(), l.Logits.DType()))
@@ -152,20 +156,6 @@ func (l *Layer) dims(x *autograd.Tensor) Dims {
 		return Dims{Rows: s[0], Groups: l.Groups, In: l.In, Out: l.Out}
 	}
 	panic(fmt.Sprintf("gates: layer %q: Forward: input of shape %v, want [rows %d] or [rows %d %d]", l.Name, s, l.In, l.Groups, l.In))
-}
-
-// reverse returns the layer's reverse index, building it on first use.
-func (l *Layer) reverse() ReverseIndex {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.rev == nil {
-		if err := l.Wiring.Check(l.In); err != nil {
-			panic(layerError(l.Name, err).Error())
-		}
-		r := NewReverseIndex(l.Wiring, l.In)
-		l.rev = &r
-	}
-	return *l.rev
 }
 
 // softParams are the probabilities and coefficients computed from one set of
@@ -201,39 +191,48 @@ func softParamsOf[F Float](l *Layer, logits []F) *softParams[F] {
 	return p
 }
 
-// layerOp is the fused gate layer as an autograd custom op; inputs are x and
-// the logits.
+// layerOp is the fused gate layer as an autograd custom op; inputs are x
+// and the logits. Its tensors are row-major ([rows, ...]); it runs the
+// feature-major kernels on transposed copies, keeping x's for the backward
+// pass.
 type layerOp[F Float] struct {
-	l   *Layer
-	d   Dims
-	rev ReverseIndex
-	p   *softParams[F]
+	l  *Layer
+	d  Dims
+	p  *softParams[F]
+	xt []F // x, feature-major [inputs][rows]
 }
 
 func (op *layerOp[F]) Name() string { return "gates.Layer(" + op.l.Name + ")" }
 
 func (op *layerOp[F]) Forward(in []*autograd.Tensor) *autograd.Tensor {
-	out := autograd.Zeros(in[0].DType(), op.d.Rows, op.d.Groups, op.d.Out)
-	ForwardSoft(data[F](out), data[F](in[0]), op.p.coeffs, op.l.Wiring, op.d)
+	d := op.d
+	op.xt = make([]F, d.XLen())
+	transposeInto(op.xt, data[F](in[0]), d.Rows, d.inputs())
+	yt := make([]F, d.YLen())
+	ForwardSoftFM(yt, op.xt, op.p.coeffs, op.l.Wiring, d)
+	out := autograd.Zeros(in[0].DType(), d.Rows, d.Groups, d.Out)
+	transposeInto(data[F](out), yt, d.Gates(), d.Rows)
 	return out
 }
 
 func (op *layerOp[F]) Backward(g *autograd.Tensor, in []*autograd.Tensor, _ *autograd.Tensor) []*autograd.Tensor {
 	x, logits := in[0], in[1]
-	var dx, dlogits *autograd.Tensor
-	var dxData []F
-	var sums []float64
-	if x.RequiresGrad() {
-		dx = autograd.ZerosLike(x)
-		dxData = data[F](dx)
-	}
-	if logits.RequiresGrad() {
-		sums = make([]float64, 4*op.d.Gates())
-	}
-	if dx == nil && sums == nil {
+	if !x.RequiresGrad() && !logits.RequiresGrad() {
 		return []*autograd.Tensor{nil, nil}
 	}
-	BackwardSoft(dxData, sums, data[F](g), data[F](x), op.p.coeffs, op.l.Wiring, op.rev, op.d)
+	d := op.d
+	var sums []float64
+	if logits.RequiresGrad() {
+		sums = make([]float64, 4*d.Gates())
+	}
+	gt, dxt := make([]F, d.YLen()), make([]F, d.XLen())
+	transposeInto(gt, data[F](g), d.Rows, d.Gates())
+	BackwardSoftFM(dxt, sums, gt, op.xt, op.p.coeffs, op.l.Wiring, d)
+	var dx, dlogits *autograd.Tensor
+	if x.RequiresGrad() {
+		dx = autograd.ZerosLike(x)
+		transposeInto(data[F](dx), dxt, d.inputs(), d.Rows)
+	}
 	if sums != nil {
 		dlogits = autograd.ZerosLike(logits)
 		LogitGrads(data[F](dlogits), op.p.probs, sums)

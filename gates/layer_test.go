@@ -168,8 +168,8 @@ func TestHardEqualsSoftOnBits(t *testing.T) {
 		words := make([]uint64, 4)
 		for _, x := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
 			y := l.Forward(autograd.New64([]float64{b2f(x[0]), b2f(x[1])}, 1, 2))
-			EvalBools(l.HardOps(), w, x[:], bits)
-			EvalWords(l.HardOps(), w, []uint64{-uint64(b2f(x[0])), -uint64(b2f(x[1]))}, words)
+			EvalBools(bits, x[:], l.HardOps(), w)
+			EvalWords(words, []uint64{-uint64(b2f(x[0])), -uint64(b2f(x[1]))}, l.HardOps(), w)
 			for k := range 4 {
 				a, b := x[w.A[k]], x[w.B[k]]
 				want := b2f(o.Eval(a, b))
@@ -362,25 +362,16 @@ func TestBadInput(t *testing.T) {
 	if err := fresh().Validate(); err != nil {
 		t.Errorf("Validate of a good layer: %v", err)
 	}
-	mustPanic(t, "EvalWords lengths", func() { EvalWords([]Op{A}, w, make([]uint64, 4), make([]uint64, 2)) }, "gates: EvalWords")
+	mustPanic(t, "EvalWords lengths", func() { EvalWords(make([]uint64, 2), make([]uint64, 4), []Op{A}, w) }, "gates: EvalWords")
 }
 
 func TestKernelBadInput(t *testing.T) {
 	d := Dims{Rows: 2, Groups: 1, In: 3, Out: 2, SharedInput: true}
 	w := Wiring{A: []int32{0, 1}, B: []int32{2, 2}}
 	x, y, c := make([]float32, 6), make([]float32, 4), make([]float32, 8)
-	ForwardSoft(y, x, c, w, d) // fits
-	mustPanic(t, "x length", func() { ForwardSoft(y, x[:5], c, w, d) }, "gates: ForwardSoft", "x has 5 elements, want 6")
-	mustPanic(t, "coeffs length", func() { ForwardSoft(y, x, c[:4], w, d) }, "coeffs has 4 elements, want 8")
-	mustPanic(t, "wiring length", func() { ForwardSoft(y, x, c, Wiring{A: []int32{0}, B: []int32{1}}, d) }, "wiring of 1 gates for 2 outputs")
-	// An index one past the row would silently read the next row's input.
-	mustPanic(t, "wiring range", func() { ForwardSoft(y, x, c, Wiring{A: []int32{0, 3}, B: []int32{1, 1}}, d) }, "gates: ForwardSoft: wiring of gate 1 reads input 3")
-	rev := NewReverseIndex(w, 3)
-	mustPanic(t, "reverse index", func() {
-		BackwardSoft(x, nil, y, x, c, w, NewReverseIndex(w, 4), d)
-	}, "gates: BackwardSoft: reverse index for 4 inputs")
-	mustPanic(t, "dx length", func() { BackwardSoft(x[:2], nil, y, x, c, w, rev, d) }, "dx has 2 elements")
-	mustPanic(t, "sums length", func() { BackwardSoft(nil, make([]float64, 3), y, x, c, w, rev, d) }, "sums has 3 elements, want 8")
+	ForwardSoftFM(y, x, c, w, d) // fits
+	mustPanic(t, "coeffs length", func() { ForwardSoftFM(y, x, c[:4], w, d) }, "coeffs has 4 elements, want 8")
+	mustPanic(t, "wiring length", func() { ForwardSoftFM(y, x, c, Wiring{A: []int32{0}, B: []int32{1}}, d) }, "wiring of 1 gates for 2 outputs")
 	mustPanic(t, "LogitGrads", func() { LogitGrads(make([]float32, 32), make([]float32, 32), make([]float64, 4)) }, "gates: LogitGrads")
 
 	logits := make([]float64, 3*NumOps)

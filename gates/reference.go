@@ -11,12 +11,11 @@ import "github.com/dlca/dlca/autograd"
 //
 // Every gradient comes from the primitives' own backward rules, so it shares
 // no code with the fused kernels (no coefficient collapse, no four sums, no
-// reverse index) and tests hold the two to each other. It is many times
+// feature-major layout) and tests hold the two to each other. It is many times
 // slower and allocates a tensor per op. It takes and returns the same shapes
 // as Forward and panics in the same cases.
 func (l *Layer) ForwardReference(x *autograd.Tensor) *autograd.Tensor {
 	d := l.dims(x)
-	l.reverse() // validates the wiring
 	axis := x.Dim() - 1
 	a := autograd.IndexSelect(x, axis, ints(l.Wiring.A))
 	b := autograd.IndexSelect(x, axis, ints(l.Wiring.B))

@@ -76,7 +76,7 @@ func CoeffTable() [NumOps][4]float64 { return coeffTable }
 // Relaxed evaluates the op's relaxed form at real inputs a, b in [0,1].
 func (o Op) Relaxed(a, b float64) float64 {
 	c := coeffTable[o]
-	return c[0] + c[1]*a + c[2]*b + c[3]*a*b
+	return c[0] + float64(c[1]*a) + float64(c[2]*b) + float64(c[3]*a*b) // rounded products: no fused multiply-add
 }
 
 // Grad returns the relaxed form's partial derivatives d/da and d/db.

@@ -4,22 +4,14 @@ import (
 	"fmt"
 
 	"github.com/dlca/dlca/circuit"
+	"github.com/dlca/dlca/dlca"
 )
 
 // Grid is the shape of a batch of states [Batch, Height, Width, Channels]
-// and its boundary, as in the dlca package.
-type Grid struct {
-	Batch, Height, Width, Channels int
-	Boundary                       circuit.Boundary
-}
+// and its boundary: the dlca package's.
+type Grid = dlca.Grid
 
-// Cells is the number of cells of the whole batch.
-func (g Grid) Cells() int { return g.Batch * g.Height * g.Width }
-
-// Len is the number of values of a state, Cells*Channels.
-func (g Grid) Len() int { return g.Cells() * g.Channels }
-
-func (g Grid) params() gridParams {
+func gridParamsOf(g Grid) gridParams {
 	p := gridParams{Batch: uint32(g.Batch), Height: uint32(g.Height), Width: uint32(g.Width), Channels: uint32(g.Channels)}
 	if g.Boundary == circuit.Periodic {
 		p.Periodic = 1
@@ -27,7 +19,7 @@ func (g Grid) params() gridParams {
 	return p
 }
 
-func (g Grid) cellParams() cellParams {
+func cellParamsOf(g Grid) cellParams {
 	return cellParams{Cells: uint32(g.Cells()), Channels: uint32(g.Channels)}
 }
 
@@ -51,22 +43,22 @@ func need(op string, b *Buffer, n int) {
 }
 
 // PerceptionGather records perception_gather.wgsl: nb [cells*C, 9] from state.
-func (p *Program) PerceptionGather(g Grid, state, nb *Buffer) error {
+func (p *Program) PerceptionGather(nb, state *Buffer, g Grid) error {
 	need("PerceptionGather", state, g.Len())
 	need("PerceptionGather", nb, 9*g.Len())
-	return p.Dispatch("perception_gather.wgsl", 9*g.Len(), g.params(), state, nb)
+	return p.Dispatch("perception_gather.wgsl", 9*g.Len(), gridParamsOf(g), state, nb)
 }
 
 // PerceptionGatherBackward records perception_gather_backward.wgsl: adds
 // the neighbourhood gradient dnb to dstate.
-func (p *Program) PerceptionGatherBackward(g Grid, dnb, dstate *Buffer) error {
+func (p *Program) PerceptionGatherBackward(dstate, dnb *Buffer, g Grid) error {
 	need("PerceptionGatherBackward", dnb, 9*g.Len())
 	need("PerceptionGatherBackward", dstate, g.Len())
-	return p.Dispatch("perception_gather_backward.wgsl", g.Len(), g.params(), dnb, dstate)
+	return p.Dispatch("perception_gather_backward.wgsl", g.Len(), gridParamsOf(g), dnb, dstate)
 }
 
 // UpdateInput records update_input.wgsl: uin from state and percep.
-func (p *Program) UpdateInput(c Concat, state, percep, uin *Buffer) error {
+func (p *Program) UpdateInput(uin, state, percep *Buffer, c Concat) error {
 	need("UpdateInput", state, c.Cells*c.Channels)
 	need("UpdateInput", percep, c.Cells*c.Channels*c.Kernels*c.Bits)
 	need("UpdateInput", uin, c.Cells*c.Width())
@@ -75,7 +67,7 @@ func (p *Program) UpdateInput(c Concat, state, percep, uin *Buffer) error {
 
 // UpdateInputBackward records update_input_backward.wgsl: adds the own part
 // of duin to dstate and writes the perception part to dpercep.
-func (p *Program) UpdateInputBackward(c Concat, duin, dstate, dpercep *Buffer) error {
+func (p *Program) UpdateInputBackward(dstate, dpercep, duin *Buffer, c Concat) error {
 	need("UpdateInputBackward", duin, c.Cells*c.Width())
 	need("UpdateInputBackward", dstate, c.Cells*c.Channels)
 	need("UpdateInputBackward", dpercep, c.Cells*c.Channels*c.Kernels*c.Bits)
@@ -83,41 +75,31 @@ func (p *Program) UpdateInputBackward(c Concat, duin, dstate, dpercep *Buffer) e
 }
 
 // FireMask records fire_mask.wgsl: next = fire ? upd : state, per cell.
-func (p *Program) FireMask(g Grid, fire, state, upd, next *Buffer) error {
+func (p *Program) FireMask(next, fire, state, upd *Buffer, g Grid) error {
 	need("FireMask", fire, g.Cells())
 	for _, b := range []*Buffer{state, upd, next} {
 		need("FireMask", b, g.Len())
 	}
-	return p.Dispatch("fire_mask.wgsl", g.Len(), g.cellParams(), fire, state, upd, next)
+	return p.Dispatch("fire_mask.wgsl", g.Len(), cellParamsOf(g), fire, state, upd, next)
 }
 
 // FireMaskBackward records fire_mask_backward.wgsl: dupd and dstate (both
 // overwritten) from dnext.
-func (p *Program) FireMaskBackward(g Grid, fire, dnext, dupd, dstate *Buffer) error {
+func (p *Program) FireMaskBackward(dupd, dstate, fire, dnext *Buffer, g Grid) error {
 	need("FireMaskBackward", fire, g.Cells())
 	for _, b := range []*Buffer{dnext, dupd, dstate} {
 		need("FireMaskBackward", b, g.Len())
 	}
-	return p.Dispatch("fire_mask_backward.wgsl", g.Len(), g.cellParams(), fire, dnext, dupd, dstate)
+	return p.Dispatch("fire_mask_backward.wgsl", g.Len(), cellParamsOf(g), fire, dnext, dupd, dstate)
 }
 
 // Loss records loss.wgsl: loss[0] = sum weight[c]*(state-target)^2 and
 // dstate = its gradient.
-func (p *Program) Loss(g Grid, weight, state, target, dstate, loss *Buffer) error {
+func (p *Program) Loss(loss, dstate, weight, state, target *Buffer, g Grid) error {
 	need("Loss", weight, g.Channels)
 	for _, b := range []*Buffer{state, target, dstate} {
 		need("Loss", b, g.Len())
 	}
 	need("Loss", loss, 1)
-	return p.DispatchGroups("loss.wgsl", 1, g.cellParams(), weight, state, target, dstate, loss)
-}
-
-// perceptionColumn maps index i of one cell's perception values, laid out
-// [C][K][S], to its column in the perception part of the update input,
-// ordered (c, s, k).
-func (c Concat) perceptionColumn(i int) int {
-	s := i % c.Bits
-	k := (i / c.Bits) % c.Kernels
-	ch := i / (c.Bits * c.Kernels)
-	return (ch*c.Bits+s)*c.Kernels + k
+	return p.DispatchGroups("loss.wgsl", 1, cellParamsOf(g), weight, state, target, dstate, loss)
 }

@@ -40,7 +40,7 @@ func TestPerceptionGather(t *testing.T) {
 						for n := range 9 {
 							src := neighbour(g, b, y, x, n/3-1, n%3-1)
 							for c := range g.Channels {
-								i := (cell*g.Channels+c)*9 + n
+								i := (n*g.Channels+c)*g.Cells() + cell // [9][C][cells]
 								if src >= 0 {
 									want[i] = state[src*g.Channels+c]
 									wantBack[src*g.Channels+c] += float64(dnb[i]) // scatter: the adjoint
@@ -71,19 +71,19 @@ func TestUpdateInput(t *testing.T) {
 	percep := randSlice(rng, c.Cells*c.Channels*c.Kernels*c.Bits, 0, 1)
 	duin := randSlice(rng, c.Cells*c.Width(), -1, 1)
 	// dlca's documented order: own bits, then perception bit (ch, s, k) at
-	// C + (ch*S + s)*K + k; percep is [cells, C, K, S].
+	// feature C + (ch*S + s)*K + k; uin is [features][cells] and percep
+	// [K*S][C][cells] (kernel k's gate s over rows (channel, cell)).
 	want := make([]float32, c.Cells*c.Width())
 	wantDS := make([]float32, len(state))
 	wantDP := make([]float32, len(percep))
 	for cell := range c.Cells {
-		row := cell * c.Width()
 		for ch := range c.Channels {
-			want[row+ch] = state[cell*c.Channels+ch]
-			wantDS[cell*c.Channels+ch] = duin[row+ch]
+			want[ch*c.Cells+cell] = state[cell*c.Channels+ch]
+			wantDS[cell*c.Channels+ch] = duin[ch*c.Cells+cell]
 			for kk := range c.Kernels {
 				for s := range c.Bits {
-					col := row + c.Channels + (ch*c.Bits+s)*c.Kernels + kk
-					p := ((cell*c.Channels+ch)*c.Kernels+kk)*c.Bits + s
+					col := (c.Channels+(ch*c.Bits+s)*c.Kernels+kk)*c.Cells + cell
+					p := ((kk*c.Bits+s)*c.Channels+ch)*c.Cells + cell
 					want[col] = percep[p]
 					wantDP[p] = duin[col]
 				}
@@ -113,9 +113,10 @@ func TestFireMask(t *testing.T) {
 	want := make([]float32, g.Len())
 	wantDU := make([]float32, g.Len())
 	wantDS := make([]float32, g.Len())
-	for i := range want {
+	for i := range want { // i = cell*C + c; upd is [C][cells]
+		u := (i%2)*g.Cells() + i/2
 		if fire[i/2] == 1 {
-			want[i], wantDU[i] = upd[i], dnext[i]
+			want[i], wantDU[u] = upd[u], dnext[i]
 		} else {
 			want[i], wantDS[i] = state[i], dnext[i]
 		}

@@ -2,18 +2,20 @@ package gpu
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/autograd/optim"
+	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/gates"
 )
 
-// CPU is the CPU twin of every kernel: the CPU code of the gates, dlca and
-// optim packages where it exists, so that the GPU is held to the code the
-// CPU engine runs. The update input, fire mask and loss twins are written
-// here (dlca keeps its versions unexported); the engine tests hold the
-// whole step to dlca's.
+// CPU is the CPU twin of every kernel: the very functions of the gates,
+// dlca, bptt and optim packages that the CPU engine runs (the kernels use
+// the layouts the CPU engine trains on, feature-major), so the GPU is held
+// to the CPU engine's code; the engine tests hold the whole iteration to
+// the CPU engine's.
 type CPU struct{}
 
 // Name returns "cpu".
@@ -27,25 +29,25 @@ func (CPU) GateCoeffs(logits []float32) (probs, coeffs []float32, err error) {
 	return probs, coeffs, nil
 }
 
-// GateForward is gates.ForwardSoft.
+// GateForward is gates.ForwardSoftFM.
 func (CPU) GateForward(x, coeffs []float32, w gates.Wiring, d gates.Dims) ([]float32, error) {
 	y := make([]float32, d.YLen())
-	gates.ForwardSoft(y, x, coeffs, w, d)
+	gates.ForwardSoftFM(y, x, coeffs, w, d)
 	return y, nil
 }
 
-// GateBackwardInput is gates.BackwardSoft's input gradient.
+// GateBackwardInput is gates.BackwardSoftFM's input gradient.
 func (CPU) GateBackwardInput(x, gy, coeffs []float32, w gates.Wiring, d gates.Dims) ([]float32, error) {
 	dx := make([]float32, d.XLen())
-	gates.BackwardSoft(dx, nil, gy, x, coeffs, w, gates.NewReverseIndex(w, d.In), d)
+	gates.BackwardSoftFM(dx, nil, gy, x, coeffs, w, d)
 	return dx, nil
 }
 
-// GateSums is gates.BackwardSoft's four sums.
+// GateSums is gates.BackwardSoftFM's four sums.
 func (CPU) GateSums(x, gy []float32, w gates.Wiring, d gates.Dims) ([]float32, error) {
 	sums := make([]float64, 4*d.Gates())
 	coeffs := make([]float32, 4*d.Gates()) // the sums do not depend on them
-	gates.BackwardSoft(nil, sums, gy, x, coeffs, w, gates.NewReverseIndex(w, d.In), d)
+	gates.BackwardSoftFM(make([]float32, d.XLen()), sums, gy, x, coeffs, w, d)
 	return to32(sums), nil
 }
 
@@ -77,86 +79,79 @@ func (CPU) AdamW(cfg AdamWConfig, params []float32, grads [][]float32) ([]float3
 	return p.Data32(), nil
 }
 
-// PerceptionGather is dlca.Neighbourhood.
+// PerceptionGather is dlca.GatherNeighbourhood.
 func (CPU) PerceptionGather(state []float32, g Grid) ([]float32, error) {
-	nb := dlca.Neighbourhood(autograd.New(state, g.Batch, g.Height, g.Width, g.Channels), g.Boundary)
-	return nb.Data32(), nil
+	nb := make([]float32, dlca.NeighbourhoodSize*g.Len())
+	dlca.GatherNeighbourhood(nb, state, g)
+	return nb, nil
 }
 
-// PerceptionGatherBackward is dlca.Neighbourhood's backward pass.
+// PerceptionGatherBackward is dlca.AddNeighbourhoodGrad on a zero dstate.
 func (CPU) PerceptionGatherBackward(dnb []float32, g Grid) ([]float32, error) {
-	state := autograd.Zeros(autograd.Float32, g.Batch, g.Height, g.Width, g.Channels).SetRequiresGrad(true)
-	nb := dlca.Neighbourhood(state, g.Boundary)
-	if err := nb.BackwardWith(autograd.New(dnb, nb.Shape()...)); err != nil {
-		return nil, fmt.Errorf("gpu: CPU PerceptionGatherBackward: %v", err)
-	}
-	return state.Grad().Data32(), nil
+	dstate := make([]float32, g.Len())
+	dlca.AddNeighbourhoodGrad(dstate, dnb, g)
+	return dstate, nil
 }
 
-// UpdateInput concatenates in dlca's order (see update_input.wgsl).
+// UpdateInput is dlca.AssembleUpdateInput.
 func (CPU) UpdateInput(state, percep []float32, c Concat) ([]float32, error) {
-	w := c.Width()
-	uin := make([]float32, c.Cells*w)
-	for cell := range c.Cells {
-		copy(uin[cell*w:], state[cell*c.Channels:(cell+1)*c.Channels])
-		for i := range c.Channels * c.Kernels * c.Bits {
-			uin[cell*w+c.Channels+c.perceptionColumn(i)] = percep[cell*c.Channels*c.Kernels*c.Bits+i]
-		}
-	}
+	uin := make([]float32, c.Cells*c.Width())
+	dlca.AssembleUpdateInput(uin, state, percep, c.Cells, c.Channels, c.Kernels, c.Bits)
 	return uin, nil
 }
 
-// UpdateInputBackward splits duin (see update_input_backward.wgsl).
+// UpdateInputBackward is dlca.SplitUpdateInputGrad on a zero dstate.
 func (CPU) UpdateInputBackward(duin []float32, c Concat) (dstate, dpercep []float32, err error) {
-	w, per := c.Width(), c.Channels*c.Kernels*c.Bits
 	dstate = make([]float32, c.Cells*c.Channels)
-	dpercep = make([]float32, c.Cells*per)
-	for cell := range c.Cells {
-		copy(dstate[cell*c.Channels:], duin[cell*w:cell*w+c.Channels])
-		for i := range per {
-			dpercep[cell*per+i] = duin[cell*w+c.Channels+c.perceptionColumn(i)]
-		}
-	}
+	dpercep = make([]float32, c.Cells*c.Channels*c.Kernels*c.Bits)
+	dlca.SplitUpdateInputGrad(dstate, dpercep, duin, c.Cells, c.Channels, c.Kernels, c.Bits)
 	return dstate, dpercep, nil
 }
 
-// FireMask selects per cell.
+// FireMask is dlca.SelectFired.
 func (CPU) FireMask(fire, state, upd []float32, g Grid) ([]float32, error) {
 	next := make([]float32, g.Len())
-	for i := range next {
-		if fire[i/g.Channels] != 0 {
-			next[i] = upd[i]
-		} else {
-			next[i] = state[i]
-		}
-	}
+	dlca.SelectFired(next, state, upd, fired(fire), g.Cells(), g.Channels)
 	return next, nil
 }
 
-// FireMaskBackward routes the gradient per cell.
+// FireMaskBackward is dlca.SplitFiredGrad.
 func (CPU) FireMaskBackward(fire, dnext []float32, g Grid) (dupd, dstate []float32, err error) {
-	dupd = make([]float32, g.Len())
-	dstate = make([]float32, g.Len())
-	for i, v := range dnext {
-		if fire[i/g.Channels] != 0 {
-			dupd[i] = v
-		} else {
-			dstate[i] = v
-		}
-	}
+	dupd, dstate = make([]float32, g.Len()), make([]float32, g.Len())
+	dlca.SplitFiredGrad(dupd, dstate, dnext, fired(fire), g.Cells(), g.Channels)
 	return dupd, dstate, nil
 }
 
-// Loss is the weighted sum of squared errors, summed in float64.
-func (CPU) Loss(weight, state, target []float32, g Grid) (float32, []float32, error) {
-	dstate := make([]float32, g.Len())
-	total := 0.0
-	for i := range dstate {
-		w, d := weight[i%g.Channels], state[i]-target[i]
-		dstate[i] = 2 * w * d
-		total += float64(w * d * d)
+// fired turns the kernels' fire mask (1 or 0 per cell) into dlca's.
+func fired(fire []float32) []bool {
+	f := make([]bool, len(fire))
+	for i, v := range fire {
+		f[i] = v != 0
 	}
-	return float32(total), dstate, nil
+	return f
+}
+
+// Loss is bptt.Loss (the CPU engine's loss) and its gradient, on the loss
+// channels, those of weight 1; it panics on another weight than 0 or 1.
+func (CPU) Loss(weight, state, target []float32, g Grid) (float32, []float32, error) {
+	var channels []int
+	for c, w := range weight {
+		switch w {
+		case 1:
+			channels = append(channels, c)
+		case 0:
+		default:
+			panic(fmt.Sprintf("gpu: CPU Loss: weight %v of channel %d, want 0 or 1", w, c))
+		}
+	}
+	shape := []int{g.Batch, g.Height, g.Width, g.Channels}
+	s := autograd.New(slices.Clone(state), shape...).SetRequiresGrad(true)
+	t := autograd.IndexSelect(autograd.New(slices.Clone(target), shape...), 3, channels)
+	loss := bptt.Loss(s, t, channels)
+	if err := loss.Backward(); err != nil {
+		return 0, nil, fmt.Errorf("gpu: CPU Loss: %v", err)
+	}
+	return float32(loss.Item()), s.Grad().Data32(), nil
 }
 
 func to32(s []float64) []float32 {

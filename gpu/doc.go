@@ -17,10 +17,12 @@
 // Every kernel (shaders/gate_forward.wgsl, say) has a Program method that
 // records its dispatch (Program.GateForward) and a method of the same name
 // in Kernels, on host slices, implemented twice: by GPU, which runs it as a
-// one-shot program, and by its CPU twin CPU, which uses the gates, dlca and
-// optim packages' own code where it exists. Tests run one body against both. Kernels never use float atomics: gradients that several threads would
-// add to one place are gathered through reverse indices instead, and
-// reductions run in a fixed order, so results are deterministic.
+// one-shot program, and by its CPU twin CPU, which calls the very function
+// the CPU engine runs (gates.ForwardSoftFM, dlca.GatherNeighbourhood, ...).
+// Tests run one body against both. Kernels never use float atomics:
+// gradients that several threads would add to one place are gathered
+// through reverse indices instead, and reductions run in a fixed order, so
+// results are deterministic.
 //
 // # Programs
 //
@@ -31,12 +33,17 @@
 // programs per grid shape, forward and backward, and per iteration uploads
 // the batch, runs both and reads back the loss alone.
 //
-// # Layouts
+// # Layouts and arguments
 //
-// All data is float32, row-major, as in the gates package: a gate layer reads
-// x [rows, In] (shared by its groups) or [rows, Groups, In] and writes
-// [rows, Groups, Out]; its logits are [Groups, Out, 16]. Uniform structs
-// mirrored in WGSL have explicit padding to 16 bytes and a size test.
+// All data is float32 in the CPU engine's layouts (package dlca's fused
+// step): states are [cells][C], and everything a gate layer reads or writes
+// is feature-major, as in the gates package: x [In][rows] (shared by its
+// groups) or [Groups*In][rows], y [Groups*Out][rows], logits
+// [Groups, Out, 16]. Perception layers run over rows (channel, cell), that
+// is row c*cells + cell. Uniform structs mirrored in WGSL have explicit
+// padding to 16 bytes and a size test. Program's methods take the buffers
+// they write first, then those they read, then shapes (gonum's order, as in
+// the gates package).
 //
 // # Errors
 //

@@ -88,10 +88,8 @@ func (g *Gates) Release() {
 // params returns the uniform of l applied to rows rows of x.
 func (l *Layer) params(rows int, sharedX bool) gateParams {
 	p := gateParams{Rows: uint32(rows), In: uint32(l.In), Out: uint32(l.Out), Groups: uint32(l.Groups), GateBase: uint32(l.GateBase)}
-	if sharedX {
-		p.XRowStride = uint32(l.In)
-	} else {
-		p.XRowStride, p.XGroupStride = uint32(l.Groups*l.In), uint32(l.In)
+	if !sharedX {
+		p.XGroupStride = uint32(l.In)
 	}
 	return p
 }
@@ -116,14 +114,15 @@ func (p *Program) GateCoeffs(g *Gates) error {
 	return p.Dispatch("gate_coeffs.wgsl", g.N, countParams{N: uint32(g.N)}, p.d.table, g.Logits, g.Probs, g.Coeffs)
 }
 
-// GateForward records gate_forward.wgsl: y = layer l applied to rows rows of x.
-func (p *Program) GateForward(l *Layer, g *Gates, rows int, sharedX bool, x, y *Buffer) error {
+// GateForward records gate_forward.wgsl: y = layer l applied to rows rows of
+// x, both feature-major (see gates.ForwardSoftFM).
+func (p *Program) GateForward(y, x *Buffer, l *Layer, g *Gates, rows int, sharedX bool) error {
 	l.check("GateForward", rows, sharedX, x, y)
 	return p.Dispatch("gate_forward.wgsl", rows*l.Groups*l.Out, l.params(rows, sharedX), l.wiring, g.Coeffs, x, y)
 }
 
 // GateBackwardInput records gate_backward_input.wgsl: gx = dL/dx given gy.
-func (p *Program) GateBackwardInput(l *Layer, g *Gates, rows int, sharedX bool, x, gy, gx *Buffer) error {
+func (p *Program) GateBackwardInput(gx, x, gy *Buffer, l *Layer, g *Gates, rows int, sharedX bool) error {
 	l.check("GateBackwardInput", rows, sharedX, x, gy)
 	if gx.N < l.xLen(rows, sharedX) {
 		panic(fmt.Sprintf("gpu: GateBackwardInput of layer %q: gx has %d elements, want %d", l.Name, gx.N, l.xLen(rows, sharedX)))
@@ -134,7 +133,7 @@ func (p *Program) GateBackwardInput(l *Layer, g *Gates, rows int, sharedX bool, 
 
 // GateSums records gate_sums.wgsl: adds the layer's four per-gate sums over
 // the rows into g.Sums.
-func (p *Program) GateSums(l *Layer, g *Gates, rows int, sharedX bool, x, gy *Buffer) error {
+func (p *Program) GateSums(g *Gates, x, gy *Buffer, l *Layer, rows int, sharedX bool) error {
 	l.check("GateSums", rows, sharedX, x, gy)
 	return p.DispatchGroups("gate_sums.wgsl", l.Groups*l.Out, l.params(rows, sharedX), l.wiring, x, gy, g.Sums)
 }

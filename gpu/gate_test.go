@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/gates"
 )
 
@@ -49,102 +50,42 @@ func gateCases() []gateCase {
 	}
 }
 
-// softmax64 returns softmax(w) in float64.
-func softmax64(w []float32) []float64 {
-	m := math.Inf(-1)
-	for _, v := range w {
-		m = math.Max(m, float64(v))
-	}
-	p := make([]float64, len(w))
-	s := 0.0
-	for i, v := range w {
-		p[i] = math.Exp(float64(v) - m)
-		s += p[i]
-	}
-	for i := range p {
-		p[i] /= s
-	}
-	return p
-}
-
-// refGate is the readable float64 reference of a gate layer, straight from
-// the paper's definition y = sum_i p_i op_i(a, b): the output, dL/dx and
-// dL/dlogits for L = sum gy*y. It uses Op.Relaxed and Op.Grad, not the
-// four-coefficient form the kernels use.
+// refGate runs the one composed reference of a gate layer,
+// gates.Layer.ForwardReference (autograd primitives, gradient-checked in
+// package gates), in float64 on c: the output, dL/dx and dL/dlogits for
+// L = sum gy*y, in the kernels' feature-major layout.
 func refGate(c gateCase) (y, gx, glogits []float64) {
 	d := c.d
-	y = make([]float64, d.YLen())
-	gx = make([]float64, d.XLen())
-	glogits = make([]float64, 16*d.Gates())
-	for r := range d.Rows {
-		for g := range d.Groups {
-			xo := (r*d.Groups + g) * d.In
-			if d.SharedInput {
-				xo = r * d.In
-			}
-			for k := range d.Out {
-				gate := g*d.Out + k
-				p := softmax64(c.logits[16*gate : 16*gate+16])
-				ia, ib := xo+int(c.w.A[k]), xo+int(c.w.B[k])
-				a, b := float64(c.x[ia]), float64(c.x[ib])
-				out := (r*d.Groups+g)*d.Out + k
-				gy := float64(c.gy[out])
-				var yk, da, db float64
-				ops := make([]float64, 16)
-				for i := range 16 {
-					ops[i] = gates.Op(i).Relaxed(a, b)
-					dai, dbi := gates.Op(i).Grad(a, b)
-					yk += p[i] * ops[i]
-					da += p[i] * dai
-					db += p[i] * dbi
-				}
-				y[out] = yk
-				gx[ia] += gy * da
-				gx[ib] += gy * db
-				// dy/dw_i = p_i (op_i - y)
-				for i := range 16 {
-					glogits[16*gate+i] += gy * p[i] * (ops[i] - yk)
-				}
-			}
-		}
+	l := gates.NewLayer("ref", d.In, c.w, d.Groups, gates.Init{}, autograd.Float64, nil)
+	for i, v := range c.logits {
+		l.Logits.SetAt(i, float64(v))
 	}
-	return y, gx, glogits
+	// Row-major views of the feature-major arrays: x [rows, In] or
+	// [rows, Groups, In], y [rows, Groups, Out].
+	features := d.XLen() / d.Rows
+	xShape := []int{d.Rows, d.Groups, d.In}
+	if d.SharedInput {
+		xShape = []int{d.Rows, d.In}
+	}
+	x := autograd.New64(transpose64(c.x, features, d.Rows), xShape...).SetRequiresGrad(true)
+	gy := autograd.New64(transpose64(c.gy, d.Gates(), d.Rows), d.Rows, d.Groups, d.Out)
+	out := l.ForwardReference(x)
+	if err := autograd.Sum(autograd.Mul(out, gy), false).Backward(); err != nil {
+		panic(err)
+	}
+	return transpose64(out.Data64(), d.Rows, d.Gates()), transpose64(x.Grad().Data64(), d.Rows, features), l.Logits.Grad().Data64()
 }
 
-// TestRefGateFiniteDifferences checks the reference itself against central
-// differences of its own output in float64, so the kernels are held to a
-// reference that is right.
-func TestRefGateFiniteDifferences(t *testing.T) {
-	c := gateCases()[2]
-	c.d.Rows = 4
-	c.x, c.gy = c.x[:c.d.XLen()], c.gy[:c.d.YLen()]
-	loss := func(c gateCase) float64 {
-		y, _, _ := refGate(c)
-		s := 0.0
-		for i, v := range y {
-			s += float64(c.gy[i]) * v
-		}
-		return s
-	}
-	_, gx, gl := refGate(c)
-	const h = 1e-3
-	check := func(what string, v []float32, grad []float64) {
-		for i := range v {
-			orig := v[i]
-			v[i] = orig + h
-			up := loss(c)
-			v[i] = orig - h
-			down := loss(c)
-			v[i] = orig
-			// NOTE: the perturbed value is float32, so the step actually
-			// taken is float32(orig+h)-float32(orig-h), not exactly 2h.
-			if num := (up - down) / (2 * h); math.Abs(num-grad[i]) > 1e-3*math.Max(1, math.Abs(num)) {
-				t.Errorf("%s[%d]: reference %v, central difference %v", what, i, grad[i], num)
-			}
+// transpose64 returns the [cols][rows] transpose of m ([rows][cols]) in
+// float64.
+func transpose64[F float32 | float64](m []F, rows, cols int) []float64 {
+	t := make([]float64, len(m))
+	for r := range rows {
+		for c := range cols {
+			t[c*rows+r] = float64(m[r*cols+c])
 		}
 	}
-	check("x", c.x, gx)
-	check("logits", c.logits, gl)
+	return t
 }
 
 func TestGateKernels(t *testing.T) {

@@ -43,7 +43,8 @@ type Kernels interface {
 	FireMask(fire, state, upd []float32, g Grid) ([]float32, error)
 	// FireMaskBackward returns the gradients of upd and state given dnext.
 	FireMaskBackward(fire, dnext []float32, g Grid) (dupd, dstate []float32, err error)
-	// Loss returns sum weight[c]*(state-target)^2 and its gradient.
+	// Loss returns sum weight[c]*(state-target)^2 and its gradient; the
+	// weights are 1 on the loss channels and 0 elsewhere.
 	Loss(weight, state, target []float32, g Grid) (loss float32, dstate []float32, err error)
 }
 
@@ -151,7 +152,7 @@ func (k GPU) GateForward(x, coeffs []float32, w gates.Wiring, d gates.Dims) ([]f
 	l := s.layer(w, d)
 	bx, by := s.in("x", x, 0), s.in("y", nil, d.YLen())
 	if s.err == nil {
-		s.record(s.p.GateForward(l, g, d.Rows, d.SharedInput, bx, by))
+		s.record(s.p.GateForward(by, bx, l, g, d.Rows, d.SharedInput))
 	}
 	return s.read(by, d.YLen()), s.err
 }
@@ -164,7 +165,7 @@ func (k GPU) GateBackwardInput(x, gy, coeffs []float32, w gates.Wiring, d gates.
 	l := s.layer(w, d)
 	bx, bgy, bgx := s.in("x", x, 0), s.in("gy", gy, 0), s.in("gx", nil, d.XLen())
 	if s.err == nil {
-		s.record(s.p.GateBackwardInput(l, g, d.Rows, d.SharedInput, bx, bgy, bgx))
+		s.record(s.p.GateBackwardInput(bgx, bx, bgy, l, g, d.Rows, d.SharedInput))
 	}
 	return s.read(bgx, d.XLen()), s.err
 }
@@ -177,7 +178,7 @@ func (k GPU) GateSums(x, gy []float32, w gates.Wiring, d gates.Dims) ([]float32,
 	l := s.layer(w, d)
 	bx, bgy := s.in("x", x, 0), s.in("gy", gy, 0)
 	if s.err == nil {
-		s.record(s.p.GateSums(l, g, d.Rows, d.SharedInput, bx, bgy))
+		s.record(s.p.GateSums(g, bx, bgy, l, d.Rows, d.SharedInput))
 	}
 	return s.read(g.Sums, 4*d.Gates()), s.err
 }
@@ -236,7 +237,7 @@ func (k GPU) PerceptionGather(state []float32, g Grid) ([]float32, error) {
 	defer s.close()
 	bs, nb := s.in("state", state, 0), s.in("nb", nil, 9*g.Len())
 	if s.err == nil {
-		s.record(s.p.PerceptionGather(g, bs, nb))
+		s.record(s.p.PerceptionGather(nb, bs, g))
 	}
 	return s.read(nb, 9*g.Len()), s.err
 }
@@ -248,7 +249,7 @@ func (k GPU) PerceptionGatherBackward(dnb []float32, g Grid) ([]float32, error) 
 	defer s.close()
 	bnb, ds := s.in("dnb", dnb, 0), s.in("dstate", nil, g.Len())
 	if s.err == nil {
-		s.record(s.p.PerceptionGatherBackward(g, bnb, ds))
+		s.record(s.p.PerceptionGatherBackward(ds, bnb, g))
 	}
 	return s.read(ds, g.Len()), s.err
 }
@@ -259,7 +260,7 @@ func (k GPU) UpdateInput(state, percep []float32, c Concat) ([]float32, error) {
 	defer s.close()
 	bs, bp, bu := s.in("state", state, 0), s.in("percep", percep, 0), s.in("uin", nil, c.Cells*c.Width())
 	if s.err == nil {
-		s.record(s.p.UpdateInput(c, bs, bp, bu))
+		s.record(s.p.UpdateInput(bu, bs, bp, c))
 	}
 	return s.read(bu, c.Cells*c.Width()), s.err
 }
@@ -271,7 +272,7 @@ func (k GPU) UpdateInputBackward(duin []float32, c Concat) (dstate, dpercep []fl
 	n := c.Cells * c.Channels
 	bu, bs, bp := s.in("duin", duin, 0), s.in("dstate", nil, n), s.in("dpercep", nil, n*c.Kernels*c.Bits)
 	if s.err == nil {
-		s.record(s.p.UpdateInputBackward(c, bu, bs, bp))
+		s.record(s.p.UpdateInputBackward(bs, bp, bu, c))
 	}
 	dstate, dpercep = s.read(bs, n), s.read(bp, n*c.Kernels*c.Bits)
 	return dstate, dpercep, s.err
@@ -283,7 +284,7 @@ func (k GPU) FireMask(fire, state, upd []float32, g Grid) ([]float32, error) {
 	defer s.close()
 	bf, bs, bu, bn := s.in("fire", fire, 0), s.in("state", state, 0), s.in("upd", upd, 0), s.in("next", nil, g.Len())
 	if s.err == nil {
-		s.record(s.p.FireMask(g, bf, bs, bu, bn))
+		s.record(s.p.FireMask(bn, bf, bs, bu, g))
 	}
 	return s.read(bn, g.Len()), s.err
 }
@@ -294,7 +295,7 @@ func (k GPU) FireMaskBackward(fire, dnext []float32, g Grid) (dupd, dstate []flo
 	defer s.close()
 	bf, bn, bu, bs := s.in("fire", fire, 0), s.in("dnext", dnext, 0), s.in("dupd", nil, g.Len()), s.in("dstate", nil, g.Len())
 	if s.err == nil {
-		s.record(s.p.FireMaskBackward(g, bf, bn, bu, bs))
+		s.record(s.p.FireMaskBackward(bu, bs, bf, bn, g))
 	}
 	dupd, dstate = s.read(bu, g.Len()), s.read(bs, g.Len())
 	return dupd, dstate, s.err
@@ -307,7 +308,7 @@ func (k GPU) Loss(weight, state, target []float32, g Grid) (float32, []float32, 
 	bw, bs, bt := s.in("weight", weight, 0), s.in("state", state, 0), s.in("target", target, 0)
 	bd, bl := s.in("dstate", nil, g.Len()), s.in("loss", nil, 1)
 	if s.err == nil {
-		s.record(s.p.Loss(g, bw, bs, bt, bd, bl))
+		s.record(s.p.Loss(bl, bd, bw, bs, bt, g))
 	}
 	dstate := s.read(bd, g.Len())
 	loss := s.read(bl, 1)

@@ -13,10 +13,10 @@ type countParams struct {
 // gateParams mirrors GateParams in gate_forward.wgsl,
 // gate_backward_input.wgsl and gate_sums.wgsl.
 type gateParams struct {
-	Rows, In, Out, Groups    uint32
-	XRowStride, XGroupStride uint32
-	GateBase                 uint32 // the layer's first gate in model-wide per-gate buffers
-	_                        uint32
+	Rows, In, Out, Groups uint32
+	XGroupStride          uint32 // In, or 0 when the groups share x
+	GateBase              uint32 // the layer's first gate in model-wide per-gate buffers
+	_                     [2]uint32
 }
 
 // clipParams mirrors ClipParams in clip_value.wgsl.

@@ -128,18 +128,18 @@ func (e *Engine) recordForward(p *Program) error {
 	np, nl := len(e.m.Perception), len(e.layers)
 	errs := []error{p.GateCoeffs(e.g)}
 	for t := range e.setup.Steps {
-		errs = append(errs, p.PerceptionGather(g, r.state[t], r.nb[t]))
+		errs = append(errs, p.PerceptionGather(r.nb[t], r.state[t], g))
 		for i, l := range e.layers {
 			if i == np {
-				errs = append(errs, p.UpdateInput(e.concat(), r.state[t], r.act[t][np-1], r.uin[t]))
+				errs = append(errs, p.UpdateInput(r.uin[t], r.state[t], r.act[t][np-1], e.concat()))
 			}
 			d := e.layerDims(i, g)
-			errs = append(errs, p.GateForward(l, e.g, d.Rows, d.SharedInput, e.input(t, i), r.act[t][i]))
+			errs = append(errs, p.GateForward(r.act[t][i], e.input(t, i), l, e.g, d.Rows, d.SharedInput))
 		}
-		errs = append(errs, p.FireMask(g, r.fire[t], r.state[t], r.act[t][nl-1], r.state[t+1]))
+		errs = append(errs, p.FireMask(r.state[t+1], r.fire[t], r.state[t], r.act[t][nl-1], g))
 	}
 	T := e.setup.Steps
-	errs = append(errs, p.Loss(g, r.weight, r.state[T], r.target, r.dstate[T%2], r.loss))
+	errs = append(errs, p.Loss(r.loss, r.dstate[T%2], r.weight, r.state[T], r.target, g))
 	return joinFirst(errs)
 }
 
@@ -153,21 +153,21 @@ func (e *Engine) recordBackward(p *Program) error {
 	var errs []error
 	for t := e.setup.Steps - 1; t >= 0; t-- {
 		dnext, dcur := r.dstate[(t+1)%2], r.dstate[t%2]
-		errs = append(errs, p.FireMaskBackward(g, r.fire[t], dnext, r.gy[nl-1], dcur))
+		errs = append(errs, p.FireMaskBackward(r.gy[nl-1], dcur, r.fire[t], dnext, g))
 		for i := nl - 1; i >= 0; i-- {
 			l, d, x := e.layers[i], e.layerDims(i, g), e.input(t, i)
-			errs = append(errs, p.GateSums(l, e.g, d.Rows, d.SharedInput, x, r.gy[i]))
+			errs = append(errs, p.GateSums(e.g, x, r.gy[i], l, d.Rows, d.SharedInput))
 			switch {
 			case i == np:
 				errs = append(errs,
-					p.GateBackwardInput(l, e.g, d.Rows, d.SharedInput, x, r.gy[i], r.guin),
-					p.UpdateInputBackward(e.concat(), r.guin, dcur, r.gy[np-1]))
+					p.GateBackwardInput(r.guin, x, r.gy[i], l, e.g, d.Rows, d.SharedInput),
+					p.UpdateInputBackward(dcur, r.gy[np-1], r.guin, e.concat()))
 			case i > 0:
-				errs = append(errs, p.GateBackwardInput(l, e.g, d.Rows, d.SharedInput, x, r.gy[i], r.gy[i-1]))
+				errs = append(errs, p.GateBackwardInput(r.gy[i-1], x, r.gy[i], l, e.g, d.Rows, d.SharedInput))
 			case t > 0: // the initial state needs no gradient
 				errs = append(errs,
-					p.GateBackwardInput(l, e.g, d.Rows, d.SharedInput, x, r.gy[i], r.gnb),
-					p.PerceptionGatherBackward(g, r.gnb, dcur))
+					p.GateBackwardInput(r.gnb, x, r.gy[i], l, e.g, d.Rows, d.SharedInput),
+					p.PerceptionGatherBackward(dcur, r.gnb, g))
 			}
 		}
 	}

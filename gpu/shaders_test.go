@@ -66,3 +66,35 @@ func TestEveryShaderHasATwin(t *testing.T) {
 		}
 	}
 }
+
+// helperDecl matches a WGSL helper function, from "fn name(" to the brace
+// that closes it at the start of a line.
+var helperDecl = regexp.MustCompile(`(?ms)^fn (\w+)\(.*?^\}`)
+
+// TestHelpersIdentical checks that a helper function copied into several
+// shaders (WGSL has no includes; source() is in both perception kernels) is
+// the same in every copy, up to indentation and line breaks, as
+// TestParamsMirrorWGSL does for the uniform structs.
+func TestHelpersIdentical(t *testing.T) {
+	names, _ := fs.Glob(shaders, "shaders/*.wgsl")
+	first := map[string]string{} // helper name -> path of its first copy
+	body := map[string]string{}  // helper name -> its first copy
+	for _, path := range names {
+		src, _ := shaders.ReadFile(path)
+		for _, m := range helperDecl.FindAllStringSubmatch(string(src), -1) {
+			name, fn := m[1], strings.Join(strings.Fields(m[0]), " ")
+			if name == "main" { // every kernel's own entry point
+				continue
+			}
+			if b, ok := body[name]; ok && b != fn {
+				t.Errorf("%s: fn %s differs from its copy in %s:\n%s\nvs\n%s", path, name, first[name], fn, b)
+			}
+			if _, ok := body[name]; !ok {
+				first[name], body[name] = path, fn
+			}
+		}
+	}
+	if _, ok := body["source"]; !ok {
+		t.Error("no shader declares fn source: is helperDecl still right?")
+	}
+}

@@ -119,13 +119,16 @@ func adamKernel[T autograd.Float](u adamUpdate) func(p, g []T, bufs [][]T) {
 	return func(p, g []T, bufs [][]T) {
 		m, v := bufs[0], bufs[1]
 		for j := range p {
+			// NOTE: every product is rounded (an explicit conversion)
+			// before it is added, so that no build fuses a multiply-add
+			// and a trained model is the same on every GOAMD64 level.
 			pj := float64(p[j])
-			gj := float64(g[j]) + u.l2*pj
+			gj := float64(g[j]) + float64(u.l2*pj)
 			pj *= u.decay
-			mj := u.b1*float64(m[j]) + (1-u.b1)*gj
-			vj := u.b2*float64(v[j]) + (1-u.b2)*gj*gj
+			mj := float64(u.b1*float64(m[j])) + float64((1-u.b1)*gj)
+			vj := float64(u.b2*float64(v[j])) + float64((1-u.b2)*gj*gj)
 			m[j], v[j] = T(mj), T(vj)
-			p[j] = T(pj - u.stepSize*mj/(math.Sqrt(vj)/u.sqrtBC2+u.eps))
+			p[j] = T(pj - float64(u.stepSize*mj)/(math.Sqrt(vj)/u.sqrtBC2+u.eps))
 		}
 	}
 }

@@ -1,6 +1,7 @@
-// fire_mask.wgsl: the asynchronous update: a cell that fires takes the update
-// network's output, one that does not keeps its state,
-//   next[cell, c] = fire[cell] * upd[cell, c] + (1 - fire[cell]) * state[cell, c]
+// fire_mask.wgsl: the asynchronous update, as dlca.SelectFired (its CPU
+// twin): a cell that fires takes the update network's output, one that does
+// not keeps its state,
+//   next[cell, c] = fire[cell] != 0 ? upd[c][cell] : state[cell, c]
 // with fire 0 or 1 (all ones in a synchronous step). The masks come from the
 // host (dlca.FireMasks), so the GPU sees the CPU's masks.
 //
@@ -9,7 +10,7 @@
 //   0 uniform CellParams (Go: cellParams)
 //   1 storage read  fire:  array<f32>, [cells]
 //   2 storage read  state: array<f32>, [cells][C]
-//   3 storage read  upd:   array<f32>, [cells][C]
+//   3 storage read  upd:   array<f32>, [C][cells], the last layer's output
 //   4 storage rw    next:  array<f32>, [cells][C]
 
 struct CellParams {
@@ -28,8 +29,10 @@ struct CellParams {
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     for (var i = gid.x; i < p.cells * p.channels; i += nwg.x * 64u) {
-        if (fire[i / p.channels] != 0.0) {
-            next[i] = upd[i];
+        let cell = i / p.channels;
+        let c = i % p.channels;
+        if (fire[cell] != 0.0) {
+            next[i] = upd[c * p.cells + cell];
         } else {
             next[i] = state[i];
         }

@@ -1,13 +1,14 @@
-// gate_backward_input.wgsl: gradient of a gate layer's input, gathered
-// through the reverse index (WGSL has no float atomics, and a gather in a
-// fixed order is deterministic): for each input j,
-//   gx[r, g, j] = sum over gates o reading j as a: gy[r, g, o] * (c1 + c3*b)
-//               + sum over gates o reading j as b: gy[r, g, o] * (c2 + c3*a).
-// When the groups share x (x_group_stride = 0), gx[r, j] also sums over the
-// groups, in increasing g.
+// gate_backward_input.wgsl: gradient of a gate layer's input, feature-major
+// as the gates package's BackwardSoftFM (its CPU twin), gathered through the
+// reverse index (WGSL has no float atomics, and a gather in a fixed order is
+// deterministic): for each input feature j of group g and row r,
+//   gx[g*in + j][r] = sum over gates o reading j as a: gy[g*out + o][r] * (c1 + c3*b)
+//                   + sum over gates o reading j as b: gy[g*out + o][r] * (c2 + c3*a).
+// When the groups share x (x_group_stride = 0), gx[j][r] also sums over the
+// groups, in increasing g: the order in which BackwardSoftFM adds.
 //
 // Entry point: main; workgroup size 64; a grid-stride loop over the elements
-// of gx (input-major when shared, see the NOTE).
+// of gx.
 // Bindings (group 0):
 //   0 uniform GateParams (Go: gateParams)
 //   1 storage read  wiring: array<u32>, [out][2] = (A[o], B[o])
@@ -17,7 +18,7 @@
 //                   2*o + 1 (read as b), increasing
 //   4 storage read  coeffs: array<f32>, [all gates][4]
 //   5 storage read  x: array<f32>, layout as in gate_forward.wgsl
-//   6 storage read  gy: array<f32>, [rows][groups][out]
+//   6 storage read  gy: array<f32>, [groups*out][rows]
 //   7 storage rw    gx: array<f32>, the layout of x
 
 struct GateParams {
@@ -25,10 +26,10 @@ struct GateParams {
     in_width: u32,
     out: u32,
     groups: u32,
-    x_row_stride: u32,
     x_group_stride: u32,
     gate_base: u32,
     _pad0: u32,
+    _pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: GateParams;
@@ -42,23 +43,14 @@ struct GateParams {
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let rows = params.rows;
     let shared_x = params.x_group_stride == 0u;
     let x_groups = select(params.groups, 1u, shared_x);
-    for (var i = gid.x; i < params.rows * x_groups * params.in_width; i += nwg.x * 64u) {
-        // NOTE: with a shared input, invocations are numbered input-major
-        // (i = j*rows + r) so that neighbouring invocations gather for the
-        // same input j, whose number of readers varies a lot there (the
-        // centre of a perception kernel feeds all 8 gates of every group):
-        // they loop alike instead of all waiting for the one with the most
-        // readers. Otherwise row-major keeps memory accesses together.
-        var j = i % params.in_width;
-        var rg = i / params.in_width; // r * x_groups + gx_group
-        if (shared_x) {
-            j = i / params.rows;
-            rg = i % params.rows;
-        }
-        let r = rg / x_groups;
-        var g_first = rg % x_groups;
+    for (var i = gid.x; i < x_groups * params.in_width * rows; i += nwg.x * 64u) {
+        let f = i / rows; // feature: x group * in + j
+        let r = i % rows;
+        let j = f % params.in_width;
+        var g_first = f / params.in_width;
         var g_end = g_first + 1u;
         if (shared_x) {
             g_first = 0u;
@@ -66,20 +58,20 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
         var total = 0.0;
         for (var g = g_first; g < g_end; g++) {
-            let xbase = r * params.x_row_stride + g * params.x_group_stride;
-            let ybase = (r * params.groups + g) * params.out;
+            let xbase = g * params.x_group_stride;
             for (var e = rev_start[j]; e < rev_start[j + 1u]; e++) {
                 let o = rev_entry[e] / 2u;
-                let c = (params.gate_base + g * params.out + o) * 4u;
+                let k = g * params.out + o;
+                let c = (params.gate_base + k) * 4u;
                 var d: f32;
                 if ((rev_entry[e] & 1u) == 0u) {
-                    d = coeffs[c + 1u] + coeffs[c + 3u] * x[xbase + wiring[2u * o + 1u]];
+                    d = coeffs[c + 1u] + coeffs[c + 3u] * x[(xbase + wiring[2u * o + 1u]) * rows + r];
                 } else {
-                    d = coeffs[c + 2u] + coeffs[c + 3u] * x[xbase + wiring[2u * o]];
+                    d = coeffs[c + 2u] + coeffs[c + 3u] * x[(xbase + wiring[2u * o]) * rows + r];
                 }
-                total += gy[ybase + o] * d;
+                total += gy[k * rows + r] * d;
             }
         }
-        gx[rg * params.in_width + j] = total;
+        gx[i] = total;
     }
 }

@@ -1,28 +1,28 @@
-// gate_forward.wgsl: soft forward of one gate layer, batched over rows and
-// groups: y[r, g, o] = c0 + c1*a + c2*b + c3*a*b with a = x[r, g, A[o]],
-// b = x[r, g, B[o]] and c the coefficients of gate (g, o).
+// gate_forward.wgsl: soft forward of one gate layer, feature-major as the
+// gates package's ForwardSoftFM (its CPU twin): for gate k = g*out + o and
+// row r, y[k][r] = c0 + a*(c1 + c3*b) + c2*b with a = x[g*x_group_stride +
+// A[o]][r], b = x[g*x_group_stride + B[o]][r] and c the gate's coefficients.
 //
 // Entry point: main; workgroup size 64; a grid-stride loop over the output elements
-// (rows * groups * out).
+// (groups * out * rows).
 // Bindings (group 0):
 //   0 uniform GateParams (Go: gateParams)
 //   1 storage read  wiring: array<u32>, [out][2] = (A[o], B[o])
 //   2 storage read  coeffs: array<f32>, [all gates][4]; this layer's gate
 //                   (g, o) is gate_base + g*out + o
-//   3 storage read  x: array<f32>, [rows][in] (x_row_stride = in,
-//                   x_group_stride = 0: groups share it) or [rows][groups][in]
-//                   (x_row_stride = groups*in, x_group_stride = in)
-//   4 storage rw    y: array<f32>, [rows][groups][out]
+//   3 storage read  x: array<f32>, [in][rows] (x_group_stride = 0: groups
+//                   share it) or [groups*in][rows] (x_group_stride = in)
+//   4 storage rw    y: array<f32>, [groups*out][rows]
 
 struct GateParams {
     rows: u32,
     in_width: u32,
     out: u32,
     groups: u32,
-    x_row_stride: u32,
     x_group_stride: u32,
     gate_base: u32,
     _pad0: u32,
+    _pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: GateParams;
@@ -33,16 +33,16 @@ struct GateParams {
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let per_row = params.groups * params.out;
-    for (var i = gid.x; i < params.rows * per_row; i += nwg.x * 64u) {
-        let r = i / per_row;
-        let go = i % per_row; // g * out + o
-        let g = go / params.out;
-        let o = go % params.out;
-        let xbase = r * params.x_row_stride + g * params.x_group_stride;
-        let a = x[xbase + wiring[2u * o]];
-        let b = x[xbase + wiring[2u * o + 1u]];
-        let c = (params.gate_base + go) * 4u;
-        y[i] = coeffs[c] + coeffs[c + 1u] * a + coeffs[c + 2u] * b + coeffs[c + 3u] * a * b;
+    let rows = params.rows;
+    for (var i = gid.x; i < params.groups * params.out * rows; i += nwg.x * 64u) {
+        let k = i / rows; // g * out + o
+        let r = i % rows;
+        let g = k / params.out;
+        let o = k % params.out;
+        let xbase = g * params.x_group_stride;
+        let a = x[(xbase + wiring[2u * o]) * rows + r];
+        let b = x[(xbase + wiring[2u * o + 1u]) * rows + r];
+        let c = (params.gate_base + k) * 4u;
+        y[i] = coeffs[c] + a * (coeffs[c + 1u] + coeffs[c + 3u] * b) + coeffs[c + 2u] * b;
     }
 }

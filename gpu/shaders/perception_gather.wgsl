@@ -1,15 +1,16 @@
-// perception_gather.wgsl: every cell's 3x3 neighbourhood, channel by channel:
-//   nb[(cell*C + c)*9 + n] = state[neighbour n of cell, c]
+// perception_gather.wgsl: every cell's 3x3 neighbourhood, channel by
+// channel, feature-major as dlca.GatherNeighbourhood (its CPU twin):
+//   nb[(n*C + c)*cells + cell] = state[neighbour n of cell, c]
 // with neighbour n at offset (n/3 - 1, n%3 - 1) (row-major, n = 4 the cell
-// itself), 0 beyond a zero boundary, wrapped around a periodic one. The
-// layout is dlca.Neighbourhood's: state [batch, height, width, C], cell =
-// (b*height + y)*width + x.
+// itself), 0 beyond a zero boundary, wrapped around a periodic one. state is
+// [batch, height, width, C], cell = (b*height + y)*width + x. The first
+// perception layer reads nb as 9 features over C*cells rows.
 //
 // Entry point: main; workgroup size 64; a grid-stride loop over the elements of nb.
 // Bindings (group 0):
 //   0 uniform GridParams (Go: gridParams)
 //   1 storage read  state: array<f32>, [cells][C]
-//   2 storage rw    nb:    array<f32>, [cells][C][9]
+//   2 storage rw    nb:    array<f32>, [9][C][cells]
 
 struct GridParams {
     batch: u32,
@@ -46,9 +47,9 @@ fn source(b: u32, y: u32, x: u32, dy: i32, dx: i32) -> i32 {
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let cells = grid.batch * grid.height * grid.width;
     for (var i = gid.x; i < cells * grid.channels * 9u; i += nwg.x * 64u) {
-        let n = i % 9u;
-        let c = (i / 9u) % grid.channels;
-        let cell = i / (9u * grid.channels);
+        let cell = i % cells;
+        let c = (i / cells) % grid.channels;
+        let n = i / (cells * grid.channels);
         let x = cell % grid.width;
         let y = (cell / grid.width) % grid.height;
         let b = cell / (grid.width * grid.height);

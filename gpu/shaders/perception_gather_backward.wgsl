@@ -1,14 +1,14 @@
 // perception_gather_backward.wgsl: perception_gather.wgsl's backward pass as
-// a gather (no atomics): each cell adds what the cells that see it received
-// for it,
-//   dstate[cell, c] += sum over n of dnb[(viewer_n*C + c)*9 + n]
+// a gather (no atomics), as dlca.AddNeighbourhoodGrad (its CPU twin): each
+// cell adds what the cells that see it received for it,
+//   dstate[cell, c] += sum over n of dnb[(n*C + c)*cells + viewer_n]
 // where viewer_n is the cell at offset -(n/3 - 1, n%3 - 1), skipped beyond a
-// zero boundary; n in increasing order (as dlca's CPU code).
+// zero boundary; n in increasing order.
 //
 // Entry point: main; workgroup size 64; a grid-stride loop over the elements of dstate.
 // Bindings (group 0):
 //   0 uniform GridParams (Go: gridParams)
-//   1 storage read  dnb:    array<f32>, [cells][C][9]
+//   1 storage read  dnb:    array<f32>, [9][C][cells]
 //   2 storage rw    dstate: array<f32>, [cells][C], added to
 
 struct GridParams {
@@ -53,7 +53,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         for (var n = 0u; n < 9u; n++) {
             let viewer = source(b, y, x, 1 - i32(n / 3u), 1 - i32(n % 3u));
             if (viewer >= 0) {
-                total += dnb[(u32(viewer) * grid.channels + c) * 9u + n];
+                total += dnb[(n * grid.channels + c) * cells + u32(viewer)];
             }
         }
         dstate[i] = total;

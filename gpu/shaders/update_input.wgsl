@@ -1,15 +1,17 @@
-// update_input.wgsl: the update network's input, the concatenation of each
-// cell's own state with its perception bits in dlca's (notebook) order:
-//   uin[cell, c']               = state[cell, c']          for c' < C
-//   uin[cell, C + (c*S + s)*K + k] = percep[cell, c, k, s]
-// percep is the last perception layer's output [cells*C, K, S].
+// update_input.wgsl: the update network's input, feature-major, as
+// dlca.AssembleUpdateInput (its CPU twin): each cell's own state, then its
+// perception bits in dlca's (notebook) order,
+//   uin[c'][cell]                 = state[cell, c']          for c' < C
+//   uin[C + (c*S + s)*K + k][cell] = percep[k*S + s][c*cells + cell]
+// percep is the last perception layer's output: K groups of S gates over
+// rows (channel, cell).
 //
 // Entry point: main; workgroup size 64; a grid-stride loop over the elements of uin.
 // Bindings (group 0):
 //   0 uniform ConcatParams (Go: concatParams)
 //   1 storage read  state:  array<f32>, [cells][C]
-//   2 storage read  percep: array<f32>, [cells][C][K][S]
-//   3 storage rw    uin:    array<f32>, [cells][C*(1 + K*S)]
+//   2 storage read  percep: array<f32>, [K*S][C][cells]
+//   3 storage rw    uin:    array<f32>, [C*(1 + K*S)][cells]
 
 struct ConcatParams {
     cells: u32,
@@ -27,17 +29,17 @@ struct ConcatParams {
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let ks = p.kernels * p.bits;
     let width = p.channels * (1u + ks);
-    for (var i = gid.x; i < p.cells * width; i += nwg.x * 64u) {
-        let cell = i / width;
-        let col = i % width;
-        if (col < p.channels) {
-            uin[i] = state[cell * p.channels + col];
+    for (var i = gid.x; i < width * p.cells; i += nwg.x * 64u) {
+        let f = i / p.cells;
+        let cell = i % p.cells;
+        if (f < p.channels) {
+            uin[i] = state[cell * p.channels + f];
             continue;
         }
-        let q = col - p.channels; // (c*S + s)*K + k
+        let q = f - p.channels; // (c*S + s)*K + k
         let k = q % p.kernels;
         let s = (q / p.kernels) % p.bits;
         let c = q / ks;
-        uin[i] = percep[((cell * p.channels + c) * p.kernels + k) * p.bits + s];
+        uin[i] = percep[((k * p.bits + s) * p.channels + c) * p.cells + cell];
     }
 }

@@ -1,13 +1,14 @@
-// update_input_backward.wgsl: update_input.wgsl's backward pass. The own part
-// of duin is added to dstate, the perception part is written to dpercep in
-// percep's layout. Every output element has exactly one writer.
+// update_input_backward.wgsl: update_input.wgsl's backward pass, as
+// dlca.SplitUpdateInputGrad (its CPU twin). The own part of duin is added to
+// dstate, the perception part is written to dpercep in percep's layout.
+// Every output element has exactly one writer.
 //
 // Entry point: main; workgroup size 64; a grid-stride loop over the elements of duin.
 // Bindings (group 0):
 //   0 uniform ConcatParams (Go: concatParams)
-//   1 storage read  duin:    array<f32>, [cells][C*(1 + K*S)]
+//   1 storage read  duin:    array<f32>, [C*(1 + K*S)][cells]
 //   2 storage rw    dstate:  array<f32>, [cells][C], added to
-//   3 storage rw    dpercep: array<f32>, [cells][C][K][S], overwritten
+//   3 storage rw    dpercep: array<f32>, [K*S][C][cells], overwritten
 
 struct ConcatParams {
     cells: u32,
@@ -25,17 +26,17 @@ struct ConcatParams {
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let ks = p.kernels * p.bits;
     let width = p.channels * (1u + ks);
-    for (var i = gid.x; i < p.cells * width; i += nwg.x * 64u) {
-        let cell = i / width;
-        let col = i % width;
-        if (col < p.channels) {
-            dstate[cell * p.channels + col] += duin[i];
+    for (var i = gid.x; i < width * p.cells; i += nwg.x * 64u) {
+        let f = i / p.cells;
+        let cell = i % p.cells;
+        if (f < p.channels) {
+            dstate[cell * p.channels + f] += duin[i];
             continue;
         }
-        let q = col - p.channels;
+        let q = f - p.channels;
         let k = q % p.kernels;
         let s = (q / p.kernels) % p.bits;
         let c = q / ks;
-        dpercep[((cell * p.channels + c) * p.kernels + k) * p.bits + s] = duin[i];
+        dpercep[((k * p.bits + s) * p.channels + c) * p.cells + cell] = duin[i];
     }
 }
