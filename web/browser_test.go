@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,10 +89,17 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// openPage writes p to a file and opens it from file:// in a new tab of
-// the shared browser. The tab closes when the test ends, and the test
-// fails if the page logged an error or threw.
+// openPage writes p to a file and opens it (see openHTML).
 func openPage(t *testing.T, p *Page) context.Context {
+	t.Helper()
+	return openHTML(t, func(w io.Writer) error { return Write(w, p) }, "grid")
+}
+
+// openHTML writes a page to a file and opens it from file:// in a new tab
+// of the shared browser, waiting for the element with id visible. The tab
+// closes when the test ends, and the test fails if the page logged an
+// error or a warning, or threw.
+func openHTML(t *testing.T, write func(io.Writer) error, visible string) context.Context {
 	t.Helper()
 	bctx := testBrowser(t)
 	path := filepath.Join(t.TempDir(), "page.html")
@@ -99,7 +107,7 @@ func openPage(t *testing.T, p *Page) context.Context {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(f, p); err != nil {
+	if err := write(f); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
@@ -163,7 +171,7 @@ func openPage(t *testing.T, p *Page) context.Context {
 			t.Errorf("the page's console: %s", p)
 		}
 	})
-	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+path), chromedp.WaitVisible(chromedp.ID("grid"))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+path), chromedp.WaitVisible(chromedp.ID(visible))); err != nil {
 		t.Fatalf("loading the page: %v", err)
 	}
 	return ctx

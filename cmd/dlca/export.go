@@ -18,15 +18,19 @@ import (
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dlca export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	model := fs.String("model", "", "model file (required)")
-	format := fs.String("format", "verilog", "verilog, c, digitaljs, dot, json or html (a page that runs the circuit in a browser; see docs/web.md)")
+	model := fs.String("model", "", "model file (required, except for html-train)")
+	format := fs.String("format", "verilog", "verilog, c, digitaljs, dot, json, html (a page that runs the circuit in a browser) or html-train (a page that trains -experiment in the browser); see docs/web.md")
 	out := fs.String("o", "", "output file (required; written atomically; - for standard output)")
 	name := fs.String("name", "rule", "module, function and graph name (an identifier)")
 	simplify := fs.Bool("simplify", true, "simplify the circuit first and print the gate counts per network")
-	experiment := fs.String("experiment", "", "with -format html: the experiment whose initial states and target the page offers (default: random states, no target)")
-	seed := fs.Uint64("seed", 23, "with -format html: seed of the initial states and of the page's random states and fire masks")
+	experiment := fs.String("experiment", "", "with -format html: the experiment whose initial states and target the page offers (default: random states, no target); with html-train: the experiment to train (required)")
+	seed := fs.Uint64("seed", 23, "with -format html: seed of the initial states and of the page's random states and fire masks; with html-train: the training's seed")
+	iterations := fs.Int("iterations", 0, "with -format html-train: iterations (0 = the experiment's)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *format == "html-train" {
+		return exportTrainPage(ctx, *experiment, *iterations, *seed, *out, stdout, stderr)
 	}
 	switch {
 	case *model == "":
@@ -43,7 +47,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if !html {
 		var err error
 		if f, err = circuit.ParseFormat(*format); err != nil {
-			return fmt.Errorf("unknown export format %q (want verilog, c, digitaljs, dot, json or html)", *format)
+			return fmt.Errorf("unknown export format %q (want verilog, c, digitaljs, dot, json, html or html-train)", *format)
 		}
 	} else if *experiment != "" {
 		if _, err := experiments.Get(*experiment); err != nil {

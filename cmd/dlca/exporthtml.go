@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 
 	"github.com/dlca/dlca/autograd"
@@ -53,4 +55,38 @@ func htmlPage(m *dlca.Model, nl *circuit.Netlist, path, experiment string, seed 
 // does for the hard circuit's inputs.
 func bitGrid(v []float32, h, w, c int) *circuit.Grid {
 	return dlca.BitsOf(autograd.New(v, 1, h, w, c)).Boards[0]
+}
+
+// exportTrainPage writes the page that trains experiment in the browser,
+// building its WebAssembly trainer first (which needs the Go toolchain and
+// the dlca sources: see web.BuildTrainer).
+func exportTrainPage(ctx context.Context, experiment string, iterations int, seed uint64, out string, stdout, stderr io.Writer) error {
+	switch {
+	case experiment == "":
+		return fmt.Errorf("-format html-train needs -experiment: the experiment to train in the browser")
+	case out == "":
+		return fmt.Errorf("-o is required: the file to write")
+	case iterations < 0:
+		return fmt.Errorf("-iterations %d: must not be negative (0 = the experiment's)", iterations)
+	case seed >= 1<<53:
+		return fmt.Errorf("-seed %d: the page holds seeds below 2^53 (JavaScript numbers)", seed)
+	}
+	if _, err := experiments.Get(experiment); err != nil {
+		return err
+	}
+	if err := checkOutput("-o", out, "", ""); err != nil {
+		return err
+	}
+	info := infoWriter(out, stdout, stderr)
+	fmt.Fprintln(info, "building the WebAssembly trainer (GOOS=js GOARCH=wasm go build)...")
+	tr, err := web.BuildTrainer(ctx)
+	if err != nil {
+		return err
+	}
+	page := &web.TrainPage{Experiment: experiment, Iterations: iterations, Seed: seed, Trainer: tr}
+	if err := writeOutput(ctx, out, func(w io.Writer) error { return web.WriteTrain(w, page) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(info, "wrote %s (trainer %.1f MB before compression)\n", out, float64(len(tr.Wasm))/1e6)
+	return nil
 }

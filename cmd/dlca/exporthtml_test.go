@@ -111,3 +111,25 @@ func TestExportHTML(t *testing.T) {
 		t.Errorf("a 2-channel model as the checkerboard: exit %d, %s", code, errs)
 	}
 }
+
+// -format html-train refuses bad flags before building anything.
+func TestExportTrainPageBadFlags(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "train.html")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-o", out}, "needs -experiment"},
+		{[]string{"-experiment", "nope", "-o", out}, `unknown experiment "nope"`},
+		{[]string{"-experiment", "checkerboard-small"}, "-o is required"},
+		{[]string{"-experiment", "checkerboard-small", "-iterations", "-1", "-o", out}, "must not be negative"},
+	} {
+		code, _, errs := runCmd(append([]string{"export", "-format", "html-train"}, tc.args...)...)
+		if code != 1 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 mentioning %q", tc.args, code, errs, tc.want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused export left a file")
+	}
+}
