@@ -2,13 +2,17 @@ package web
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
 )
@@ -94,4 +98,30 @@ func TestTrainingPageMatchesGo(t *testing.T) {
 			t.Logf("iteration %d: soft losses differ in the last bits: page %v, Go %v", w.Iteration, g.Soft, w.SoftLoss)
 		}
 	}
+}
+
+// circuit.Sim compiled to WebAssembly against the page's generated
+// JavaScript on a 256x256 Game of Life (the learned rule, simplified): the
+// figures behind docs/web.md's choice of JavaScript for the page.
+func TestWasmSimSpeed(t *testing.T) {
+	const n, steps = 256, 200
+	testBrowser(t)
+	tr, err := BuildTrainer(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := openHTML(t, func(w io.Writer) error {
+		return WriteTrain(w, &TrainPage{Experiment: "gameoflife", Trainer: tr})
+	}, "loss")
+	for !eval[bool](t, ctx, "window.dlcaTrainState.ready") {
+		time.Sleep(50 * time.Millisecond)
+	}
+	s, _ := circuit.Simplify(learned(t, "life"))
+	var js strings.Builder
+	if err := s.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	q, _ := json.Marshal(js.String())
+	ms := eval[float64](t, ctx, fmt.Sprintf("dlcaTrain.benchSim(%s, %d, %d)", q, n, steps))
+	t.Logf("256x256 Life: circuit.Sim in WebAssembly %.3g cell updates/s (%.2f ms a step)", float64(n*n*steps)/(ms/1000), ms/steps)
 }

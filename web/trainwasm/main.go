@@ -5,18 +5,21 @@
 // registers globalThis.dlcaTrain.start(experiment, iterations, seed) and
 // reports every iteration to globalThis.dlcaTrainProgress(metrics, grid):
 // the losses and the hard rollout of the model the iteration started from
-// on the experiment's training grid (cell-major bits). See docs/web.md.
+// on the experiment's training grid (cell-major bits). benchSim times
+// circuit.Sim in WebAssembly. See docs/web.md.
 package main
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"syscall/js"
 	"time"
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
 )
@@ -32,6 +35,23 @@ func main() {
 		return nil
 	}))
 	api.Set("stop", js.FuncOf(func(js.Value, []js.Value) any { cancel(); return nil }))
+	// benchSim(netlistJSON, n, steps) times circuit.Sim on an n x n
+	// periodic grid of random bits in WebAssembly and returns the
+	// milliseconds, to compare with the page's generated JavaScript.
+	api.Set("benchSim", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		nl, err := circuit.ReadNetlist(strings.NewReader(args[0].String()))
+		if err != nil {
+			return err.Error()
+		}
+		n, steps := args[1].Int(), args[2].Int()
+		g := circuit.NewGrid(n, n, nl.Channels())
+		g.Randomize(rand.New(rand.NewPCG(1, 2)))
+		sim := circuit.NewSim(nl, circuit.Periodic, 1)
+		sim.Run(g, 5) // warm up
+		start := time.Now()
+		sim.Run(g, steps)
+		return float64(time.Since(start).Microseconds()) / 1000
+	}))
 	js.Global().Set("dlcaTrain", api)
 	select {} // serve calls until the page closes
 }
