@@ -107,6 +107,11 @@ func checkExport(nl *Netlist, name, format string) error {
 	return nil
 }
 
+// OpExpr returns op o applied to the operand expressions a and b in C
+// syntax (& | ^ ~, also valid JavaScript on 32-bit integers), as the C and
+// Verilog exports spell it: for code generators outside this package.
+func OpExpr(o gates.Op, a, b string) string { return expr(o, a, b) }
+
 // expr writes the op applied to the operand expressions a and b, from
 // gates.Op.Expr (C syntax, which Verilog shares).
 func expr(o gates.Op, a, b string) string {

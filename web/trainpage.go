@@ -1,0 +1,116 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"text/template"
+)
+
+// TrainPage is the training page: the CPU trainer compiled to WebAssembly
+// trains an experiment in the browser tab, showing the hard rollout and
+// the loss curve as it goes.
+type TrainPage struct {
+	Experiment string
+	Iterations int    // 0 = the experiment's
+	Seed       uint64 // the batches' and the wiring's seed, as dlca train -seed N -wiring-seed N
+	Trainer    *Trainer
+}
+
+// Trainer is the WebAssembly build of web/trainwasm and the JavaScript
+// support file of the Go toolchain that built it.
+type Trainer struct {
+	Wasm     []byte
+	WasmExec []byte // $GOROOT/lib/wasm/wasm_exec.js
+}
+
+// trainerPackage is the trainer's import path, built by BuildTrainer.
+const trainerPackage = "github.com/dlca/dlca/web/trainwasm"
+
+// BuildTrainer compiles the trainer to WebAssembly with the Go toolchain
+// (GOOS=js GOARCH=wasm go build), from this module's sources: it needs go
+// on the PATH and the working directory inside the dlca repository. The
+// binary is built when a page is exported, never stored in the repository.
+func BuildTrainer(ctx context.Context) (*Trainer, error) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return nil, fmt.Errorf("web: the training page builds its trainer with the Go toolchain, and go is not on the PATH (install Go 1.26: https://go.dev/dl/)")
+	}
+	wasmEnv := append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	list := exec.CommandContext(ctx, gobin, "list", trainerPackage)
+	list.Env = wasmEnv
+	if msg, err := list.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("web: the training page builds its trainer from the dlca sources: run this command inside the dlca repository (go list %s: %v: %s)", trainerPackage, err, bytes.TrimSpace(msg))
+	}
+	goroot, err := exec.CommandContext(ctx, gobin, "env", "GOROOT").Output()
+	if err != nil {
+		return nil, fmt.Errorf("web: go env GOROOT: %v", err)
+	}
+	wasmExec, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js"))
+	if err != nil {
+		return nil, fmt.Errorf("web: the Go toolchain's wasm_exec.js: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "dlca-trainer")
+	if err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	wasmPath := filepath.Join(dir, "trainer.wasm")
+	cmd := exec.CommandContext(ctx, gobin, "build", "-trimpath", "-o", wasmPath, trainerPackage)
+	cmd.Env = wasmEnv
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("web: building the trainer for WebAssembly: %v\n%s", err, msg)
+	}
+	wasm, err := os.ReadFile(wasmPath)
+	if err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	return &Trainer{Wasm: wasm, WasmExec: wasmExec}, nil
+}
+
+//go:embed assets/train.html
+var trainHTML string
+
+//go:embed assets/train.js
+var trainJS string
+
+var trainTemplate = template.Must(template.New("train").Parse(trainHTML))
+
+// WriteTrain writes the training page as one HTML file: the trainer,
+// gzipped and in base64, and the script that runs it, with no external
+// resources.
+func WriteTrain(w io.Writer, p *TrainPage) error {
+	if p.Trainer == nil || len(p.Trainer.Wasm) == 0 {
+		return fmt.Errorf("web: training page without a trainer (see BuildTrainer)")
+	}
+	if p.Iterations < 0 {
+		return fmt.Errorf("web: %d iterations, want 0 (the experiment's) or more", p.Iterations)
+	}
+	var z bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+	zw.Write(p.Trainer.Wasm)
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	settings, err := json.Marshal(map[string]any{"experiment": p.Experiment, "iterations": p.Iterations, "seed": p.Seed})
+	if err != nil {
+		return err
+	}
+	return trainTemplate.Execute(w, map[string]string{
+		"Title":    html.EscapeString(p.Experiment),
+		"Settings": string(settings),
+		"Wasm":     base64.StdEncoding.EncodeToString(z.Bytes()),
+		"WasmExec": string(p.Trainer.WasmExec),
+		"Script":   trainJS,
+	})
+}
