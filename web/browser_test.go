@@ -48,7 +48,7 @@ var errNoBrowser = errors.New("web: no Chromium found (install the Debian packag
 
 // testBrowser returns the shared browser's context, skipping the test
 // without a browser (or failing it when DLCA_REQUIRE_BROWSER=1).
-func testBrowser(t *testing.T) context.Context {
+func testBrowser(t testing.TB) context.Context {
 	t.Helper()
 	browser.once.Do(func() {
 		path, err := findBrowser()
@@ -90,7 +90,7 @@ func TestMain(m *testing.M) {
 }
 
 // openPage writes p to a file and opens it (see openHTML).
-func openPage(t *testing.T, p *Page) context.Context {
+func openPage(t testing.TB, p *Page) context.Context {
 	t.Helper()
 	return openHTML(t, func(w io.Writer) error { return Write(w, p) }, "grid")
 }
@@ -99,7 +99,7 @@ func openPage(t *testing.T, p *Page) context.Context {
 // of the shared browser, waiting for the element with id visible. The tab
 // closes when the test ends, and the test fails if the page logged an
 // error or a warning, or threw.
-func openHTML(t *testing.T, write func(io.Writer) error, visible string) context.Context {
+func openHTML(t testing.TB, write func(io.Writer) error, visible string) context.Context {
 	t.Helper()
 	bctx := testBrowser(t)
 	path := filepath.Join(t.TempDir(), "page.html")
@@ -179,7 +179,7 @@ func openHTML(t *testing.T, write func(io.Writer) error, visible string) context
 
 // eval evaluates a JavaScript expression in the page and returns its
 // value as T.
-func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+func eval[T any](t testing.TB, ctx context.Context, expr string) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
@@ -55,7 +54,7 @@ func ints(bits []uint8) string {
 }
 
 // pageCells reads the page's grid back as an h x w x c circuit.Grid.
-func pageCells(t *testing.T, ctx context.Context, h, w, c int) *circuit.Grid {
+func pageCells(t testing.TB, ctx context.Context, h, w, c int) *circuit.Grid {
 	t.Helper()
 	ints := eval[[]int](t, ctx, "dlca.cells()")
 	bits := make([]uint8, len(ints))
@@ -238,23 +237,52 @@ func TestScreenshotMatchesPainter(t *testing.T) {
 	}
 }
 
-// The page's speed on a 256x256 Game of Life, beside circuit.Sim's on one
-// core: cell updates per second (docs/PERFORMANCE.md records them).
-func TestPageSpeedLife(t *testing.T) {
-	const n, steps = 256, 200
-	nl := learned(t, "life")
-	s, _ := circuit.Simplify(nl)
-	ctx := openPage(t, &Page{Name: "life", Netlist: s, Boundary: circuit.Periodic, FireRate: 0.6, Sizes: []Size{{H: n, W: n}}})
+// The page runs the learned Game of Life (simplified) on 256x256 for 205
+// steps exactly as circuit.Sim does: the correctness behind
+// BenchmarkPageLife's figure.
+func TestPageLifeMatchesSim(t *testing.T) {
+	const n, steps = 256, 205
+	s, _ := circuit.Simplify(learned(t, "life"))
+	ctx := openPage(t, lifePage(s, n))
 	init := randomGrid(n, n, 1, 8)
-	eval[any](t, ctx, fmt.Sprintf("dlca.setPlaying(false); dlca.load(%d, %d, %s); dlca.run(5)", n, n, ints(init.Cells())))
-	ms := eval[float64](t, ctx, fmt.Sprintf("dlca.bench(%d)", steps))
-	sim := circuit.NewSim(s, circuit.Periodic, 1)
-	start := time.Now()
-	want := sim.Run(init, steps+5)
-	goSec := time.Since(start).Seconds()
+	eval[any](t, ctx, fmt.Sprintf("dlca.setPlaying(false); dlca.load(%d, %d, %s); dlca.run(%d)", n, n, ints(init.Cells()), steps))
+	want := circuit.NewSim(s, circuit.Periodic, 1).Run(init, steps)
 	if got := pageCells(t, ctx, n, n, 1); !got.Equal(want) {
-		t.Fatalf("the page's Life differs from circuit.Sim's after %d steps: %s", steps+5, firstDiff(got, want))
+		t.Fatalf("the page's Life differs from circuit.Sim's after %d steps: %s", steps, firstDiff(got, want))
 	}
-	cells := float64(n * n * steps)
-	t.Logf("256x256 Life, %d gates: page %.3g cell updates/s (%.2f ms a step); circuit.Sim on one core %.3g", len(circuit.RemoveDead(s).Gates), cells/(ms/1000), ms/steps, float64(n*n*(steps+5))/goSec)
+}
+
+// lifePage is the page of the simplified learned Life on an n x n grid.
+func lifePage(s *circuit.Netlist, n int) *Page {
+	return &Page{Name: "life", Netlist: s, Boundary: circuit.Periodic, FireRate: 0.6, Sizes: []Size{{H: n, W: n}}}
+}
+
+// BenchmarkPageLife: the page's simulator (generated JavaScript) in headless
+// Chromium on a 256x256 Game of Life, in cell updates per second, beside
+// BenchmarkSimLife, circuit.Sim on one core (docs/web.md,
+// docs/PERFORMANCE.md).
+func BenchmarkPageLife(b *testing.B) {
+	const n, steps = 256, 200
+	s, _ := circuit.Simplify(learned(b, "life"))
+	ctx := openPage(b, lifePage(s, n))
+	init := randomGrid(n, n, 1, 8)
+	eval[any](b, ctx, fmt.Sprintf("dlca.setPlaying(false); dlca.load(%d, %d, %s); dlca.run(5)", n, n, ints(init.Cells())))
+	var ms float64
+	for b.Loop() {
+		ms += eval[float64](b, ctx, fmt.Sprintf("dlca.bench(%d)", steps))
+	}
+	b.ReportMetric(float64(n*n*steps*b.N)/(ms/1000), "cell-updates/s")
+}
+
+// BenchmarkSimLife: circuit.Sim on one core, the same grid and rule as
+// BenchmarkPageLife.
+func BenchmarkSimLife(b *testing.B) {
+	const n, steps = 256, 200
+	s, _ := circuit.Simplify(learned(b, "life"))
+	sim := circuit.NewSim(s, circuit.Periodic, 1)
+	init := randomGrid(n, n, 1, 8)
+	for b.Loop() {
+		sim.Run(init, steps)
+	}
+	b.ReportMetric(float64(n*n*steps*b.N)/b.Elapsed().Seconds(), "cell-updates/s")
 }

@@ -100,28 +100,31 @@ func TestTrainingPageMatchesGo(t *testing.T) {
 	}
 }
 
-// circuit.Sim compiled to WebAssembly against the page's generated
-// JavaScript on a 256x256 Game of Life (the learned rule, simplified): the
-// figures behind docs/web.md's choice of JavaScript for the page.
-func TestWasmSimSpeed(t *testing.T) {
+// BenchmarkWasmSimLife: circuit.Sim compiled to WebAssembly, in headless
+// Chromium, on BenchmarkPageLife's 256x256 Game of Life: the figures behind
+// docs/web.md's choice of generated JavaScript for the page.
+func BenchmarkWasmSimLife(b *testing.B) {
 	const n, steps = 256, 200
-	testBrowser(t)
+	testBrowser(b)
 	tr, err := BuildTrainer(context.Background())
 	if err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
-	ctx := openHTML(t, func(w io.Writer) error {
+	ctx := openHTML(b, func(w io.Writer) error {
 		return WriteTrain(w, &TrainPage{Experiment: "gameoflife", Trainer: tr})
 	}, "loss")
-	for !eval[bool](t, ctx, "window.dlcaTrainState.ready") {
+	for !eval[bool](b, ctx, "window.dlcaTrainState.ready") {
 		time.Sleep(50 * time.Millisecond)
 	}
-	s, _ := circuit.Simplify(learned(t, "life"))
+	s, _ := circuit.Simplify(learned(b, "life"))
 	var js strings.Builder
 	if err := s.WriteJSON(&js); err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
 	q, _ := json.Marshal(js.String())
-	ms := eval[float64](t, ctx, fmt.Sprintf("dlcaTrain.benchSim(%s, %d, %d)", q, n, steps))
-	t.Logf("256x256 Life: circuit.Sim in WebAssembly %.3g cell updates/s (%.2f ms a step)", float64(n*n*steps)/(ms/1000), ms/steps)
+	var ms float64
+	for b.Loop() {
+		ms += eval[float64](b, ctx, fmt.Sprintf("dlcaTrain.benchSim(%s, %d, %d)", q, n, steps))
+	}
+	b.ReportMetric(float64(n*n*steps*b.N)/(ms/1000), "cell-updates/s")
 }
