@@ -110,6 +110,10 @@ type HardOptions struct {
 	// After, if not nil, is called after every step t (1-based) and may
 	// change the state in place (damage it, say).
 	After func(t int, s *Bits)
+	// Stop, if not nil, is asked before every step; when it returns true
+	// the rollout ends there and returns the state so far (a command
+	// stopped by Ctrl-C).
+	Stop func() bool
 }
 
 // Rollout runs the circuit for steps steps from s and returns the final
@@ -125,6 +129,9 @@ func (c *Circuit) Rollout(s *Bits, steps int, opt HardOptions) *Bits {
 		masks = NewFireMasks(opt.Seed, c.FireRate)
 	}
 	for t := range steps {
+		if opt.Stop != nil && opt.Stop() {
+			break
+		}
 		var fire []bool
 		if masks != nil {
 			fire = masks.Next(s.Cells())

@@ -86,3 +86,57 @@ func ExampleModel_Netlist() {
 	fmt.Println(nl.NumInputs, len(nl.Gates), len(nl.Outputs), nl.Outputs[0] < int32(nl.NumInputs))
 	// Output: 18 0 2 true
 }
+
+// TestRolloutStop: a rollout whose Stop says yes before step k+1 returns
+// the state of a k-step rollout, soft and hard, sync and async (the fire
+// masks of the steps it ran are the same), and calls After k times.
+func TestRolloutStop(t *testing.T) {
+	const steps, k = 6, 3
+	for _, async := range []bool{false, true} {
+		t.Run(fmt.Sprintf("async=%v", async), func(t *testing.T) {
+			m := tinyModel(t, tinyConfig(circuit.Periodic), 21)
+			start := randomBits(2, 2, 5, 7, 2)
+			stopAfter := func(n *int) func() bool { return func() bool { return *n == k } }
+
+			var hardSteps int
+			got := m.Circuit().Rollout(start, steps, HardOptions{Async: async, Seed: 5, Stop: stopAfter(&hardSteps),
+				After: func(int, *Bits) { hardSteps++ }})
+			want := m.Circuit().Rollout(start, k, HardOptions{Async: async, Seed: 5})
+			if hardSteps != k || !sameBits(got, want) {
+				t.Errorf("hard: %d steps run; stopped state equals the %d-step rollout: %v", hardSteps, k, sameBits(got, want))
+			}
+
+			var softSteps int
+			var soft, softWant *autograd.Tensor
+			autograd.NoGrad(func() {
+				init := start.Tensor(autograd.Float64)
+				soft = m.Rollout(init, steps, RolloutOptions{Async: async, Seed: 5, Stop: stopAfter(&softSteps),
+					After: func(_ int, s *autograd.Tensor) *autograd.Tensor { softSteps++; return s }})
+				softWant = m.Rollout(init, k, RolloutOptions{Async: async, Seed: 5})
+			})
+			if softSteps != k {
+				t.Errorf("soft: %d steps run, want %d", softSteps, k)
+			}
+			for i := range soft.Len() {
+				if soft.At(i) != softWant.At(i) {
+					t.Fatalf("soft: value %d is %v after stopping, %v after a %d-step rollout", i, soft.At(i), softWant.At(i), k)
+				}
+			}
+		})
+	}
+}
+
+// sameBits reports whether a and b hold the same cells.
+func sameBits(a, b *Bits) bool {
+	if a.Cells() != b.Cells() || a.Channels != b.Channels {
+		return false
+	}
+	for i := range a.Cells() {
+		for c := range a.Channels {
+			if a.Cell(i, c) != b.Cell(i, c) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -147,6 +147,10 @@ type RolloutOptions struct {
 	// bptt) then computes and accumulates exactly what one rollout does.
 	Coefficients []*autograd.Tensor
 	Masks        *FireMasks
+	// Stop, if not nil, is asked before every step; when it returns true
+	// the rollout ends there and returns the state so far (a command
+	// stopped by Ctrl-C).
+	Stop func() bool
 }
 
 // Step runs one step of the soft automaton on state [B, H, W, C]: every
@@ -203,6 +207,9 @@ func (m *Model) rollout(state *autograd.Tensor, steps int, opt RolloutOptions, f
 		slot = func(int) int { return 0 }
 	}
 	for t := range steps {
+		if opt.Stop != nil && opt.Stop() {
+			break
+		}
 		fire := fire(g.Cells())
 		if m.DType() == autograd.Float64 {
 			state = applyStep[float64](p, ws, slot(t), fire, state, coeffs)

@@ -20,9 +20,11 @@ type frameFunc func(painter.Frame) error
 // as a frame holding the channels o draws. Only the current state is kept,
 // so memory does not grow with the steps. The first error of frame stops
 // the frames and is returned; the rollout stops with errInterrupted as soon
-// as ctx is done (stepwise.go).
+// as ctx is done.
 func evalRollout(ctx context.Context, m *dlca.Model, init *autograd.Tensor, steps int, soft, async bool, seed uint64, o painter.Options, frame frameFunc) (*dlca.Bits, error) {
 	var err error
+	stop := func() bool { return ctx.Err() != nil }
+	var final *dlca.Bits
 	if soft {
 		show := func(s *autograd.Tensor) {
 			if frame != nil && err == nil {
@@ -31,22 +33,23 @@ func evalRollout(ctx context.Context, m *dlca.Model, init *autograd.Tensor, step
 			}
 		}
 		show(init)
-		final, rerr := softStepwise(ctx, m, init, steps, async, seed, show)
-		if rerr != nil {
-			return nil, rerr
+		autograd.NoGrad(func() {
+			final = dlca.BitsOf(m.Rollout(init, steps, dlca.RolloutOptions{Async: async, Seed: seed, Stop: stop,
+				After: func(_ int, s *autograd.Tensor) *autograd.Tensor { show(s); return s }}))
+		})
+	} else {
+		show := func(s *dlca.Bits) {
+			if frame != nil && err == nil {
+				err = frame(frameOf(s, 0, drawnChannels(o, s.Channels)))
+			}
 		}
-		return dlca.BitsOf(final), err
+		bits := dlca.BitsOf(init)
+		show(bits)
+		final = m.Circuit().Rollout(bits, steps, dlca.HardOptions{Async: async, Seed: seed, Stop: stop,
+			After: func(_ int, s *dlca.Bits) { show(s) }})
 	}
-	show := func(s *dlca.Bits) {
-		if frame != nil && err == nil {
-			err = frame(frameOf(s, 0, drawnChannels(o, s.Channels)))
-		}
-	}
-	bits := dlca.BitsOf(init)
-	show(bits)
-	final, rerr := hardRollout(ctx, m.Circuit(), bits, steps, async, seed, show)
-	if rerr != nil {
-		return nil, rerr
+	if ierr := interrupted(ctx); ierr != nil {
+		return nil, ierr
 	}
 	return final, err
 }

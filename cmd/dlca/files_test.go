@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/experiments"
 )
 
 // smallModel saves a checkerboard-small model with random gates in dir and
@@ -357,4 +362,25 @@ func TestSignalStopsEval(t *testing.T) {
 			}
 		})
 	}
+}
+
+// randomModel returns a model of experiment name's config with random
+// logits, so that its rollouts change the state.
+func randomModel(t *testing.T, name string) (*experiments.Experiment, *dlca.Model) {
+	t.Helper()
+	e, err := experiments.Get(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := dlca.New(e.Model, autograd.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 0))
+	for _, l := range m.Layers() {
+		for i := range l.Logits.Len() {
+			l.Logits.SetAt(i, 4*rng.NormFloat64())
+		}
+	}
+	return e, m
 }
