@@ -173,12 +173,11 @@ func (m MemoryEstimate) Check(s Setup, limit int64, source string) error {
 	return fmt.Errorf("bptt: training needs about %s but %s is %s: %s", m, source, FormatBytes(limit), hint)
 }
 
-// CheckMemory sets the garbage collector for training (SetGC) and
-// refuses, with a suggestion, a CPU run of setup on a height x width grid
-// whose estimated memory exceeds maxMemory (a size for ParseBytes, the
-// -max-memory flag) or, when maxMemory is "", MemoryLimit.
+// CheckMemory refuses, with a suggestion, a CPU run of setup on a height x
+// width grid whose estimated memory exceeds maxMemory (a size for
+// ParseBytes, the -max-memory flag) or, when maxMemory is "", MemoryLimit.
+// The estimate holds under SetGC, which the caller sets.
 func CheckMemory(s Setup, height, width int, maxMemory string) error {
-	SetGC()
 	var limit int64
 	source := "-max-memory"
 	if maxMemory != "" {

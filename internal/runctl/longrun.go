@@ -92,6 +92,7 @@ func (o *LongRun) checkFlags() error {
 // available memory, or the room under the container's limit if less).
 func (o *LongRun) Prepare(setup *bptt.Setup, height, width int) error {
 	setup.Recompute = o.Recompute
+	bptt.SetGC() // the setting the estimate counts on
 	return bptt.CheckMemory(*setup, height, width, o.MaxMemory)
 }
 
