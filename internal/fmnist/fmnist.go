@@ -113,22 +113,20 @@ func Train(m nn.Module, train *idx.Set, cfg Config, report func(epoch int, loss 
 // Accuracy returns the fraction of s that m classifies correctly,
 // evaluated without recording a graph.
 func Accuracy(m nn.Module, s *idx.Set) float64 {
+	const batch = 1000
 	correct := 0
-	autograd.NoGrad(func() {
-		const batch = 1000
-		all := make([]int, s.Len())
-		for i := range all {
-			all[i] = i
-		}
-		for lo := 0; lo < len(all); lo += batch {
-			x, y := Input(s, all[lo:min(lo+batch, len(all))])
-			pred := autograd.ArgMax(m.Forward(x), 1)
-			for i, p := range pred {
-				if p == y[i] {
-					correct++
-				}
+	all := make([]int, s.Len())
+	for i := range all {
+		all[i] = i
+	}
+	for lo := 0; lo < len(all); lo += batch {
+		x, y := Input(s, all[lo:min(lo+batch, len(all))])
+		pred := autograd.ArgMax(m.Forward(x.NoGrad()), 1)
+		for i, p := range pred {
+			if p == y[i] {
+				correct++
 			}
 		}
-	})
+	}
 	return float64(correct) / float64(max(s.Len(), 1))
 }
