@@ -226,3 +226,93 @@ func TestAdamOldState(t *testing.T) {
 		t.Errorf("an AMSGrad optimiser loaded a state without max_v")
 	}
 }
+
+// TestAdamGroups: two groups with their own learning rate, weight decay and
+// AMSGrad each follow PyTorch's update with their own hyper-parameters, and
+// their learning rates survive a State round trip.
+func TestAdamGroups(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 2))
+	ca, cb := adamConfig(0.1, 0.5), amsgrad(adamConfig(0.01, 0))
+	ia, ib := randVals(rng, 3, 1), randVals(rng, 2, 1)
+	a := autograd.New64(append([]float64(nil), ia...), 3).SetRequiresGrad(true)
+	b := autograd.New64(append([]float64(nil), ib...), 2).SetRequiresGrad(true)
+	opt := NewAdamWGroups([]AdamGroup{
+		{Params: []*autograd.Tensor{a}, AdamConfig: ca},
+		{Params: []*autograd.Tensor{b}, AdamConfig: cb},
+	})
+	ra, rb := newRefAdam(ia), newRefAdam(ib)
+	for it := 1; it <= 4; it++ {
+		ga, gb := randVals(rng, 3, 1/float64(it)), randVals(rng, 2, 1/float64(it))
+		a.SetGrad(autograd.New64(ga, 3))
+		b.SetGrad(autograd.New64(gb, 2))
+		if err := opt.Step(); err != nil {
+			t.Fatal(err)
+		}
+		ra.update(ga, ca, true)
+		rb.update(gb, cb, true)
+	}
+	for j, w := range ra.p {
+		near(t, "group 0", a.At(j), w, 1e-12)
+	}
+	for j, w := range rb.p {
+		near(t, "group 1", b.At(j), w, 1e-12)
+	}
+
+	opt.SetGroupLR(1, 0.005)
+	s := opt.State()
+	if !slices.Equal(s.GroupLRs, []float64{0.1, 0.005}) || s.LR != 0.1 {
+		t.Fatalf("saved learning rates %v %v, want 0.1 and [0.1 0.005]", s.LR, s.GroupLRs)
+	}
+	fresh := NewAdamWGroups([]AdamGroup{
+		{Params: []*autograd.Tensor{a}, AdamConfig: ca},
+		{Params: []*autograd.Tensor{b}, AdamConfig: cb},
+	})
+	if err := fresh.LoadState(s); err != nil {
+		t.Fatal(err)
+	}
+	if fresh.GroupLR(1) != 0.005 || fresh.InitialLR(1) != 0.01 {
+		t.Fatalf("loaded group 1 lr %v (initial %v), want 0.005 (0.01)", fresh.GroupLR(1), fresh.InitialLR(1))
+	}
+	one := NewAdamW([]*autograd.Tensor{a, b}, ca)
+	if err := one.LoadState(s); err == nil {
+		t.Fatal("a one-group optimiser loaded a two-group state")
+	}
+}
+
+// TestSGDGroups: lr 0.1 with weight decay 0.1 and lr 1 without, g = 0.5 on
+// p = 1: 1 - 0.1·(0.5+0.1) = 0.94 and 1 - 0.5 = 0.5.
+func TestSGDGroups(t *testing.T) {
+	a, b := param([]float64{1}, []float64{0.5}), param([]float64{1}, []float64{0.5})
+	opt := NewSGDGroups([]SGDGroup{
+		{Params: []*autograd.Tensor{a}, SGDConfig: SGDConfig{LR: 0.1, WeightDecay: 0.1}},
+		{Params: []*autograd.Tensor{b}, SGDConfig: SGDConfig{LR: 1}},
+	})
+	if err := opt.Step(); err != nil {
+		t.Fatal(err)
+	}
+	near(t, "group 0", a.At(0), 0.94, 1e-15)
+	near(t, "group 1", b.At(0), 0.5, 1e-15)
+}
+
+// TestInvalidConfigs: PyTorch raises on these; the constructors panic.
+func TestInvalidConfigs(t *testing.T) {
+	for name, f := range map[string]func(){
+		"beta1 1":            func() { NewAdam(nil, AdamConfig{Beta1: 1}) },
+		"negative eps":       func() { NewAdam(nil, AdamConfig{Eps: -1}) },
+		"no groups":          func() { NewAdamGroups(nil) },
+		"sgd no groups":      func() { NewSGDGroups(nil) },
+		"one-cycle zero div": func() { OneCycleLR{TotalSteps: 10}.LR(1, 0) },
+		"clip norm type 0": func() {
+			ClipGradNorm(nil, 1, 0)
+		},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
