@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,5 +46,31 @@ func TestBadParamSteps(t *testing.T) {
 	}
 	if _, err := bptt.LoadCheckpoint(path); err == nil || !strings.Contains(err.Error(), "optimizer.param_steps[0] is -1") {
 		t.Fatalf("error %v, want one naming optimizer.param_steps[0]", err)
+	}
+}
+
+// TestOldCheckpointFileResumes: a checkpoint file written before
+// per-parameter step counts (testdata, version 1, "steps":2) resumes on the
+// CPU engine, every layer at step 2.
+func TestOldCheckpointFileResumes(t *testing.T) {
+	ck, err := bptt.LoadCheckpoint("testdata/checkpoint-tiny.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.Optimizer.ParamSteps != nil || ck.Optimizer.Steps != 2 {
+		t.Fatalf("the fixture is not in the old format: steps %d, per parameter %v", ck.Optimizer.Steps, ck.Optimizer.ParamSteps)
+	}
+	setup, run := asyncRun(t, 4)
+	setup.Model = ck.Model
+	eng, err := bptt.NewCPU(setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ck.Resume(eng, &run); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := eng.OptimizerState()
+	if len(s.ParamSteps) != len(ck.Model.Params()) || slices.ContainsFunc(s.ParamSteps, func(n int) bool { return n != 2 }) {
+		t.Fatalf("per-parameter steps after resuming %v, want 2 for each of %d layers", s.ParamSteps, len(ck.Model.Params()))
 	}
 }
