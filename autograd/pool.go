@@ -136,7 +136,7 @@ func MaxPool2dWith(x *Tensor, cfg Pool2dConfig) (*Tensor, []int) {
 		}
 		flat := ScatterAdd(Zeros(x.dtype, g.planes, g.h*g.w), 1, at, gy)
 		return []*Tensor{Reshape(flat, x.shape...)}
-	}), idx
+	}), slices.Clone(idx) // the caller may change its copy
 }
 
 // MaxPool1d is torch.nn.functional.max_pool1d(x, ..., return_indices=True)
