@@ -82,6 +82,8 @@ func TestConvOptionsReference(t *testing.T) {
 			t.Fatalf("%s: shape %v, want [%d %d %d %d]", c.name, got.shape, c.x[0], c.w[0], c.oh, c.ow)
 		}
 		approxEqual(t, c.name, got.f64, want, 1e-12)
+		got32 := Conv2d(Cast(x, Float32), Cast(w, Float32), Cast(b, Float32), c.cfg)
+		approxEqual(t, c.name+" float32", got32.Float64s(), want, 1e-5)
 		if c.checkGrad {
 			if err := CheckGrad(conv2d(c.cfg), []*Tensor{x, w, b}, 1e-6, 1e-6); err != nil {
 				t.Fatalf("%s: %v", c.name, err)

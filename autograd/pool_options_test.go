@@ -173,6 +173,14 @@ func TestPoolOptionsReference(t *testing.T) {
 				t.Fatalf("%s (max %v): shape %v, want [2 3 %d %d]", c.name, isMax, got.shape, c.oh, c.ow)
 			}
 			approxEqual(t, c.name, got.f64, want, 1e-12)
+			x32 := Cast(x, Float32)
+			var got32 *Tensor
+			if isMax {
+				got32, _ = MaxPool2dWith(x32, c.cfg)
+			} else {
+				got32 = AvgPool2dWith(x32, c.cfg)
+			}
+			approxEqual(t, c.name+" float32", got32.Float64s(), want, 1e-6)
 			f := func(in []*Tensor) *Tensor { return AvgPool2dWith(in[0], c.cfg) }
 			if isMax {
 				f = func(in []*Tensor) *Tensor { out, _ := MaxPool2dWith(in[0], c.cfg); return out }
