@@ -68,6 +68,7 @@ func PadWith(t *Tensor, mode PadMode, pads ...int) *Tensor {
 		return Pad(t, 0, pads...)
 	}
 	before, after := padPairs("PadWith", t, pads)
+	shape := t.shape
 	if mode == PadCircular {
 		t = cropAxes(t, before, after)
 		before, after = positive(before), positive(after)
@@ -78,7 +79,7 @@ func PadWith(t *Tensor, mode PadMode, pads ...int) *Tensor {
 		}
 		idx := padIndex(mode, t.shape[d], before[d], after[d])
 		if idx == nil {
-			panic(fmt.Sprintf("autograd: PadWith: %s pads %v too long for axis %d of shape %v", mode, pads, d, t.shape))
+			panic(fmt.Sprintf("autograd: PadWith: %s pads %v too long for axis %d of shape %v", mode, pads, d, shape))
 		}
 		t = IndexSelect(t, d, idx)
 	}
