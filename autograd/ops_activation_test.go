@@ -24,8 +24,8 @@ func valueAndGrad(t *testing.T, f func(*Tensor) *Tensor, x []float64) (val, grad
 func TestActivationValues(t *testing.T) {
 	const e1 = 0.36787944117144233 // e^-1
 	cases := []struct {
-		name             string
-		f                func(*Tensor) *Tensor
+		name           string
+		f              func(*Tensor) *Tensor
 		x, value, grad []float64
 	}{
 		// log1p(e²)/2; 2·10 is not above 20, so log1p(e^20)/2; 2·11 > 20
