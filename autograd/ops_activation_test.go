@@ -6,18 +6,6 @@ import (
 	"testing"
 )
 
-// valueAndGrad returns f(x) and the gradient of sum(f(x)) with respect to
-// x, for a float64 vector x.
-func valueAndGrad(t *testing.T, f func(*Tensor) *Tensor, x []float64) (val, grad []float64) {
-	t.Helper()
-	in := New64(append([]float64{}, x...), len(x)).SetRequiresGrad(true)
-	y := f(in)
-	if err := y.BackwardWith(Ones(Float64, y.Shape()...)); err != nil {
-		t.Fatal(err)
-	}
-	return y.Float64s(), in.Grad().Float64s()
-}
-
 // TestActivationValues checks values and gradients at chosen points,
 // including the kinks and the thresholds, against PyTorch's formulas worked
 // out by hand (the constants come from Python's math module).
@@ -47,9 +35,9 @@ func TestActivationValues(t *testing.T) {
 			[]float64{-4, -3, 1, 3, 4}, []float64{0, 0, 4.0 / 6, 3, 4}, []float64{0, -0.5, 1.0/3 + 0.5, 1.5, 1}},
 	}
 	for _, c := range cases {
-		val, grad := valueAndGrad(t, c.f, c.x)
-		approxEqual(t, c.name+" value", val, c.value, 1e-14)
-		approxEqual(t, c.name+" gradient", grad, c.grad, 1e-14)
+		val, grad := gradOf(t, c.f, New64(c.x, len(c.x)))
+		approxEqual(t, c.name+" value", val.Float64s(), c.value, 1e-14)
+		approxEqual(t, c.name+" gradient", grad.Float64s(), c.grad, 1e-14)
 	}
 }
 
@@ -94,11 +82,11 @@ func TestNaNGradients(t *testing.T) {
 		{"Elu", func(a *Tensor) *Tensor { return Elu(a, 1) }, 1},
 	}
 	for _, c := range cases {
-		val, grad := valueAndGrad(t, c.f, []float64{nan, 2})
-		if !math.IsNaN(val[0]) {
-			t.Errorf("%s(NaN) = %v, want NaN", c.name, val[0])
+		val, grad := gradOf(t, c.f, New64([]float64{nan, 2}, 2))
+		if v := val.At(0); !math.IsNaN(v) {
+			t.Errorf("%s(NaN) = %v, want NaN", c.name, v)
 		}
-		if got := grad[0]; !(got == c.grad || math.IsNaN(got) && math.IsNaN(c.grad)) {
+		if got := grad.At(0); !(got == c.grad || math.IsNaN(got) && math.IsNaN(c.grad)) {
 			t.Errorf("%s: gradient at NaN %v, want %v", c.name, got, c.grad)
 		}
 	}
