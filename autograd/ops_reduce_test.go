@@ -117,3 +117,11 @@ func TestReductionGradCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestCumsumFloat32Accumulates checks that float32 running sums accumulate
+// in float64, as PyTorch's CPU kernel: 1e8 + 1 - 1e8 is 1, not the 0 that
+// float32 accumulation gives.
+func TestCumsumFloat32Accumulates(t *testing.T) {
+	got := Cumsum(New([]float32{1e8, 1, -1e8}, 3), 0).Float64s()
+	approxEqual(t, "Cumsum float32", got, []float64{1e8, 1e8, 1}, 0)
+}
