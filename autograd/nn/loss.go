@@ -84,15 +84,18 @@ func NLLLoss(logProbs *autograd.Tensor, targets []int, r Reduction) *autograd.Te
 // finite too.
 func BCELoss(p, target *autograd.Tensor, r Reduction) *autograd.Tensor {
 	checkSame("BCELoss", p, target)
-	var logP, log1mP, l *autograd.Tensor
-	autograd.NoGrad(func() {
-		logP = autograd.Clamp(autograd.Log(p), -100, 0)
-		log1mP = autograd.Clamp(autograd.Log(autograd.RSubScalar(p, 1)), -100, 0)
-		l = autograd.Neg(autograd.Add(autograd.Mul(target, logP), autograd.Mul(autograd.RSubScalar(target, 1), log1mP)))
-	})
+	// logs returns log p and log(1-p), each clamped at -100.
+	logs := func(p *autograd.Tensor) (logP, log1mP *autograd.Tensor) {
+		return autograd.Clamp(autograd.Log(p), -100, 0), autograd.Clamp(autograd.Log(autograd.RSubScalar(p, 1)), -100, 0)
+	}
+	pv, tv := p.NoGrad(), target.NoGrad()
+	logP, log1mP := logs(pv)
+	l := autograd.Neg(autograd.Add(autograd.Mul(tv, logP), autograd.Mul(autograd.RSubScalar(tv, 1), log1mP))).Detach()
 	l = autograd.Record("BCELoss", l, []*autograd.Tensor{p, target}, func(g *autograd.Tensor) []*autograd.Tensor {
 		// NOTE: PyTorch's form of dl/dp, bounded where p(1-p) underflows.
+		// The rule recomputes the logs from p so that it is differentiable.
 		denom := autograd.Maximum(autograd.Mul(p, autograd.RSubScalar(p, 1)), autograd.Full(p.DType(), 1e-12))
+		logP, log1mP := logs(p)
 		return []*autograd.Tensor{
 			autograd.Div(autograd.Mul(g, autograd.Sub(p, target)), denom),
 			autograd.Mul(g, autograd.Sub(log1mP, logP)),
