@@ -60,7 +60,9 @@ func cumprodGradWithZeros(g, t *Tensor, a int) *Tensor {
 // otherwise the product of the exclusive running products from either end
 // (PyTorch's prod_safe_zeros_backward), so one zero gets the product of the
 // rest and several zeros give 0 everywhere. PyTorch reduces one axis or
-// all; any set of axes is allowed here.
+// all; any set of axes is allowed here. Float32 products are computed in
+// float64 and rounded once, where PyTorch's CPU kernel multiplies in
+// float32, so the last bit may differ.
 func Prod(t *Tensor, keepdim bool, axes ...int) *Tensor {
 	ax := reduceAxes("Prod", t, axes)
 	// Move the reduced axes last and flatten them into one.

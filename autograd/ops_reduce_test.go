@@ -125,3 +125,15 @@ func TestCumsumFloat32Accumulates(t *testing.T) {
 	got := Cumsum(New([]float32{1e8, 1, -1e8}, 3), 0).Float64s()
 	approxEqual(t, "Cumsum float32", got, []float64{1e8, 1e8, 1}, 0)
 }
+
+// TestVarNoDegreesOfFreedom checks torch.var's max(0, n - correction): one
+// element with correction 2 divides 0 by 0 (NaN), two distinct elements
+// with correction 2 give +Inf, and Std follows.
+func TestVarNoDegreesOfFreedom(t *testing.T) {
+	if v := Var(New64([]float64{3}, 1), 2, false).Item(); !math.IsNaN(v) {
+		t.Errorf("Var of one element, correction 2 = %v, want NaN", v)
+	}
+	if v := Std(New64([]float64{1, 3}, 2), 2, false).Item(); !math.IsInf(v, 1) {
+		t.Errorf("Std of two elements, correction 2 = %v, want +Inf", v)
+	}
+}

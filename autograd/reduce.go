@@ -40,7 +40,9 @@ func Mean(t *Tensor, keepdim bool, axes ...int) *Tensor {
 
 // Var returns the variance over axes with the given correction (Bessel's
 // correction is 1, PyTorch's default; 0 gives the population variance):
-// sum((t - mean)²) / (n - correction).
+// sum((t - mean)²) / max(0, n - correction), as torch.var(t, axes,
+// correction=correction, keepdim=keepdim): with no degrees of freedom left
+// the result is Inf, or NaN where every deviation is 0.
 func Var(t *Tensor, correction int, keepdim bool, axes ...int) *Tensor {
 	ax := reduceAxes("Var", t, axes)
 	n := 1
@@ -48,7 +50,7 @@ func Var(t *Tensor, correction int, keepdim bool, axes ...int) *Tensor {
 		n *= t.shape[a]
 	}
 	dev := Sub(t, Mean(t, true, ax...))
-	return DivScalar(Sum(Square(dev), keepdim, ax...), float64(n-correction))
+	return DivScalar(Sum(Square(dev), keepdim, ax...), float64(max(0, n-correction)))
 }
 
 // Std returns the standard deviation over axes, the square root of Var with
