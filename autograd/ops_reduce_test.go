@@ -128,12 +128,12 @@ func TestCumsumFloat32Accumulates(t *testing.T) {
 
 // TestVarNoDegreesOfFreedom checks torch.var's max(0, n - correction): one
 // element with correction 2 divides 0 by 0 (NaN), two distinct elements
-// with correction 2 give +Inf, and Std follows.
+// with correction 3 give +Inf, and Std follows.
 func TestVarNoDegreesOfFreedom(t *testing.T) {
 	if v := Var(New64([]float64{3}, 1), 2, false).Item(); !math.IsNaN(v) {
 		t.Errorf("Var of one element, correction 2 = %v, want NaN", v)
 	}
-	if v := Std(New64([]float64{1, 3}, 2), 2, false).Item(); !math.IsInf(v, 1) {
-		t.Errorf("Std of two elements, correction 2 = %v, want +Inf", v)
+	if v := Std(New64([]float64{1, 3}, 2), 3, false).Item(); !math.IsInf(v, 1) {
+		t.Errorf("Std of two elements, correction 3 = %v, want +Inf", v)
 	}
 }
