@@ -95,8 +95,9 @@ func sqrtZeroGrad(t *Tensor) *Tensor {
 // all axes); a NaN in a slice gives NaN. The gradient goes to the elements
 // equal to the maximum, split evenly among ties (amax's rule, and max's
 // without an axis; MaxDim instead sends it to one index) and among the NaNs
-// of a slice whose maximum is NaN (torch.max's evenly_distribute_backward).
-// It panics when a reduced axis is empty.
+// of a slice whose maximum is NaN (torch.max's evenly_distribute_backward;
+// torch.amax gives NaN gradients there instead). It panics when a reduced
+// axis is empty.
 func Max(t *Tensor, keepdim bool, axes ...int) *Tensor {
 	return extremeReduce("Max", t, keepdim, axes, reduceMax)
 }
