@@ -192,6 +192,21 @@ func TestGradGradCore(t *testing.T) {
 			return Square(Where(Gt(x[0], Zeros(Float64)), x[0], Mul(x[1], x[1])))
 		}},
 		{"Sum Mean", []*Tensor{u(2, 3)}, func(x []*Tensor) *Tensor { return Square(Add(Sum(x[0], true, 1), Mean(x[0], false))) }},
+		{"Dot Outer Neg SubScalar", []*Tensor{u(3), u(3)}, func(x []*Tensor) *Tensor {
+			return Mul(Outer(Neg(x[0]), SubScalar(x[1], 0.5)), Dot(x[0], x[1]))
+		}},
+		{"Flatten Squeeze", []*Tensor{u(2, 1, 3)}, func(x []*Tensor) *Tensor { return Square(Flatten(Squeeze(x[0], 1))) }},
+		{"comparison masks", []*Tensor{u(2, 3), u(3)}, func(x []*Tensor) *Tensor {
+			a, b := x[0], x[1]
+			m := Add(Add(Eq(a, b), Ge(a, b)), Add(Le(a, b), Lt(a, b)))
+			return Mul(m, Mul(a, b))
+		}},
+		{"Dropout", []*Tensor{u(4, 5)}, func(x []*Tensor) *Tensor {
+			return Square(Dropout(x[0], 0.3, true, rand.New(rand.NewPCG(1, 1)))) // one mask on every call
+		}},
+		{"MaxPool2d AvgPool2d", []*Tensor{u(1, 2, 4, 4)}, func(x []*Tensor) *Tensor {
+			return Add(Sum(Square(MaxPool2d(x[0], 2, 2, 0)), false), Sum(Square(AvgPool2d(x[0], 3, 1, 1)), false))
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
