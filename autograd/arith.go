@@ -47,18 +47,14 @@ func Div(a, b *Tensor) *Tensor {
 func Pow(a, b *Tensor) *Tensor {
 	out := mapBinary("Pow", a, b, math.Pow)
 	return Record("Pow", out, []*Tensor{a, b}, func(g *Tensor) []*Tensor {
-		da := mapBinary("Pow", a, b, func(x, y float64) float64 {
-			if y == 0 {
-				return 0
-			}
-			return y * math.Pow(x, y-1)
-		})
-		db := mapBinary("Pow", a, out, func(x, y float64) float64 {
-			if x == 0 {
-				return 0
-			}
-			return y * math.Log(x)
-		})
+		// The special points are chosen with Where on safe operands, so
+		// that neither the gradient nor its own gradient meets 0·Inf: a
+		// zero exponent uses b = 1 (a⁰ = 1), a zero base uses ln 1.
+		zero := Zeros(a.dtype)
+		bZero, aZero := Eq(b, zero), Eq(a, zero)
+		safeB := Where(bZero, Ones(b.dtype), b)
+		da := Where(bZero, zero, Mul(safeB, Pow(a, AddScalar(safeB, -1))))
+		db := Where(aZero, zero, Mul(out, Log(Where(aZero, Ones(a.dtype), a))))
 		return []*Tensor{sumTo(Mul(g, da), a.shape), sumTo(Mul(g, db), b.shape)}
 	})
 }
@@ -168,10 +164,11 @@ func Le(a, b *Tensor) *Tensor { return compare("Le", a, b, func(x, y float64) bo
 func Eq(a, b *Tensor) *Tensor { return compare("Eq", a, b, func(x, y float64) bool { return x == y }) }
 
 func compare(op string, a, b *Tensor, rel func(x, y float64) bool) *Tensor {
-	return mapBinary(op, a, b, func(x, y float64) float64 {
+	out := mapBinary(op, a, b, func(x, y float64) float64 {
 		if rel(x, y) {
 			return 1
 		}
 		return 0
 	})
+	return markNoGrad(out, a, b)
 }

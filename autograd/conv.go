@@ -2,14 +2,38 @@ package autograd
 
 import "fmt"
 
+// PaddingRule chooses how a convolution's padding is set: from the Padding
+// field, or by one of the string values of PyTorch's padding argument.
+type PaddingRule int
+
+const (
+	// PaddingExplicit pads by the Padding field (the default).
+	PaddingExplicit PaddingRule = iota
+	// PaddingValid does not pad: padding='valid'. Padding must be zero.
+	PaddingValid
+	// PaddingSame pads so that the output has the input's length:
+	// padding='same'. The total dilation·(kernel-1) is split with the
+	// extra cell, when it is odd, after the input (right, bottom), as
+	// PyTorch. Stride must be 1 and Padding zero.
+	PaddingSame
+)
+
 // Conv2dConfig holds a 2-D convolution's options, each as (height, width).
 // Zero Stride and Dilation mean 1, zero Groups means 1, as PyTorch's
-// defaults; Padding is zero padding on both sides.
+// defaults; Padding pads both sides of each axis. Kernels are rectangular
+// through the weight's shape.
 type Conv2dConfig struct {
 	Stride   [2]int
 	Padding  [2]int
 	Dilation [2]int
 	Groups   int
+	// Rule is padding='same' or 'valid' (PaddingSame, PaddingValid), or
+	// the Padding field (PaddingExplicit, the default).
+	Rule PaddingRule
+	// Mode fills the padding as torch.nn.Conv2d's padding_mode: PadConstant
+	// is 'zeros' (the default), and the other modes pad the input with
+	// PadWith and then convolve without padding, as PyTorch does.
+	Mode PadMode
 }
 
 func (c Conv2dConfig) withDefaults() Conv2dConfig {
@@ -21,24 +45,51 @@ func (c Conv2dConfig) withDefaults() Conv2dConfig {
 	return c
 }
 
-// Conv1dConfig holds a 1-D convolution's options; zero values as in
-// Conv2dConfig.
+// pads returns the padding (before, after) of axis i (0 height, 1 width)
+// for a kernel of length k, by the rule. It panics on a rule that does not
+// fit the other fields.
+func (c Conv2dConfig) pads(i, k int) (before, after int) {
+	switch c.Rule {
+	case PaddingExplicit:
+		return c.Padding[i], c.Padding[i]
+	case PaddingValid, PaddingSame:
+		if c.Padding != [2]int{} {
+			panic(fmt.Sprintf("autograd: Conv2d: padding %v with a padding rule (PaddingValid or PaddingSame take no Padding)", c.Padding))
+		}
+		if c.Rule == PaddingValid {
+			return 0, 0
+		}
+		if c.Stride != [2]int{1, 1} {
+			panic(fmt.Sprintf("autograd: Conv2d: PaddingSame with stride %v (PyTorch's padding='same' needs stride 1)", c.Stride))
+		}
+		total := c.Dilation[i] * (k - 1)
+		return total / 2, total - total/2
+	}
+	panic(fmt.Sprintf("autograd: Conv2d: unknown padding rule %d", int(c.Rule)))
+}
+
+// Conv1dConfig holds a 1-D convolution's options; zero values, Rule and
+// Mode as in Conv2dConfig.
 type Conv1dConfig struct {
 	Stride, Padding, Dilation, Groups int
+	Rule                              PaddingRule
+	Mode                              PadMode
 }
 
 // Conv1d is torch.nn.functional.conv1d: x [N, C, L], w [O, C/groups, K],
-// bias [O] or nil, giving [N, O, Lout]. It runs as Conv2d over a height of 1.
+// bias [O] or nil, giving [N, O, Lout]; with cfg.Mode, torch.nn.Conv1d's
+// padding_mode. It runs as Conv2d over a height of 1.
 func Conv1d(x, w, bias *Tensor, cfg Conv1dConfig) *Tensor {
 	if x.Dim() != 3 || w.Dim() != 3 {
 		panic(fmt.Sprintf("autograd: Conv1d: input %v and weight %v (want [N, C, L] and [O, C/groups, K])", x.shape, w.shape))
 	}
-	c2 := Conv2dConfig{Stride: [2]int{1, cfg.Stride}, Padding: [2]int{0, cfg.Padding}, Dilation: [2]int{1, cfg.Dilation}, Groups: cfg.Groups}
+	c2 := Conv2dConfig{Stride: [2]int{1, cfg.Stride}, Padding: [2]int{0, cfg.Padding}, Dilation: [2]int{1, cfg.Dilation}, Groups: cfg.Groups, Rule: cfg.Rule, Mode: cfg.Mode}
 	y := Conv2d(Unsqueeze(x, 2), Unsqueeze(w, 2), bias, c2)
 	return Squeeze(y, 2)
 }
 
-// convGeom is the geometry of one 2-D convolution.
+// convGeom is the geometry of one 2-D convolution. The padding before each
+// axis is ph, pw; the padding after it only shows in oh, ow.
 type convGeom struct {
 	n, c, h, w     int // input
 	o, kh, kw      int // weight [o, c/groups, kh, kw]
@@ -55,24 +106,32 @@ func (g convGeom) cols() int { return g.oh * g.ow }          // im2col columns
 
 // Conv2d is torch.nn.functional.conv2d: x [N, C, H, W], w [O, C/groups, KH,
 // KW], bias [O] or nil, giving [N, O, Hout, Wout] with
-// Hout = (H + 2·pad - dil·(KH-1) - 1)/stride + 1. For each block of
-// convBlock samples and each group, the forward is an im2col followed by one
-// Gemm; the backward computes the input gradient by Gemm and col2im (skipped
-// when x needs no gradient), the weight gradient by Gemm summed per block
-// and then over blocks in order (deterministic), and the bias gradient by
-// Sum. It panics, naming the shapes, when they are inconsistent.
+// Hout = (H + padTop + padBottom - dil·(KH-1) - 1)/stride + 1; with
+// cfg.Mode, torch.nn.Conv2d's padding_mode. For each block of convBlock
+// samples and each group, the forward is an im2col followed by one Gemm.
+// The input gradient (a transposed convolution of the output gradient) and
+// the weight gradient (a correlation of input and output gradient) are ops
+// of their own whose gradients are again convolutions, so gradients of any
+// order are recorded. It panics, naming the shapes, when they are
+// inconsistent.
 func Conv2d(x, w, bias *Tensor, cfg Conv2dConfig) *Tensor {
 	checkDType("Conv2d", x, w)
 	cfg = cfg.withDefaults()
 	if x.Dim() != 4 || w.Dim() != 4 || cfg.Groups <= 0 || x.shape[1]%cfg.Groups != 0 || w.shape[0]%cfg.Groups != 0 || w.shape[1]*cfg.Groups != x.shape[1] {
 		panic(fmt.Sprintf("autograd: Conv2d: input %v, weight %v, groups %d (want [N, C, H, W], [O, C/groups, KH, KW], groups dividing C and O)", x.shape, w.shape, cfg.Groups))
 	}
+	top, bottom := cfg.pads(0, w.shape[2])
+	left, right := cfg.pads(1, w.shape[3])
+	if cfg.Mode != PadConstant {
+		x = PadWith(x, cfg.Mode, left, right, top, bottom)
+		top, bottom, left, right = 0, 0, 0, 0
+	}
 	g := convGeom{n: x.shape[0], c: x.shape[1], h: x.shape[2], w: x.shape[3],
 		o: w.shape[0], kh: w.shape[2], kw: w.shape[3], groups: cfg.Groups,
-		sh: cfg.Stride[0], sw: cfg.Stride[1], ph: cfg.Padding[0], pw: cfg.Padding[1], dh: cfg.Dilation[0], dw: cfg.Dilation[1]}
-	g.oh = (g.h+2*g.ph-g.dh*(g.kh-1)-1)/g.sh + 1
-	g.ow = (g.w+2*g.pw-g.dw*(g.kw-1)-1)/g.sw + 1
-	if g.oh <= 0 || g.ow <= 0 {
+		sh: cfg.Stride[0], sw: cfg.Stride[1], ph: top, pw: left, dh: cfg.Dilation[0], dw: cfg.Dilation[1]}
+	g.oh = (g.h+top+bottom-g.dh*(g.kh-1)-1)/g.sh + 1
+	g.ow = (g.w+left+right-g.dw*(g.kw-1)-1)/g.sw + 1
+	if g.h+top+bottom < g.dh*(g.kh-1)+1 || g.w+left+right < g.dw*(g.kw-1)+1 {
 		panic(fmt.Sprintf("autograd: Conv2d: kernel %v larger than padded input %v", w.shape, x.shape))
 	}
 	if bias != nil && (bias.Dim() != 1 || bias.shape[0] != g.o) {
@@ -81,28 +140,76 @@ func Conv2d(x, w, bias *Tensor, cfg Conv2dConfig) *Tensor {
 	if bias != nil {
 		checkDType("Conv2d", x, bias)
 	}
+	return convOp(g, x, w, bias)
+}
+
+// convOp is the convolution of geometry g, plus bias (nil for none).
+func convOp(g convGeom, x, w, bias *Tensor) *Tensor {
 	out := Zeros(x.dtype, g.n, g.o, g.oh, g.ow)
 	if x.dtype == Float64 {
 		convForward(g, out.f64, x.f64, w.f64, data64(bias))
 	} else {
 		convForward(g, out.f32, x.f32, w.f32, data32(bias))
 	}
-	return Record("Conv2d", out, []*Tensor{x, w, bias}, func(gr *Tensor) []*Tensor {
-		// The input gradient is skipped when x needs none (the data).
-		gx, gw := ZerosLike(x), ZerosLike(w)
-		if !x.requiresGrad {
-			gx = nil
+	return Record("Conv2d", out, []*Tensor{x, w, bias}, func(gy *Tensor) []*Tensor {
+		// Gradients nobody needs are skipped: the data x, the constant
+		// kernel of AvgPool2d.
+		var gx, gw, gb *Tensor
+		if x.requiresGrad {
+			gx = convInputGrad(g, gy, w)
 		}
-		if x.dtype == Float64 {
-			convBackward(g, data64(gx), gw.f64, gr.f64, x.f64, w.f64)
-		} else {
-			convBackward(g, data32(gx), gw.f32, gr.f32, x.f32, w.f32)
+		if w.requiresGrad {
+			gw = convWeightGrad(g, x, gy)
 		}
-		var gb *Tensor
 		if bias != nil {
-			gb = Sum(gr, false, 0, 2, 3)
+			gb = Sum(gy, false, 0, 2, 3)
 		}
 		return []*Tensor{gx, gw, gb}
+	})
+}
+
+// convInputGrad is the gradient of convOp with respect to its input x for
+// the output gradient gy: the transposed convolution of gy with w. It is
+// linear in gy and in w, and its gradients are convOp (for gy) and
+// convWeightGrad (for w).
+func convInputGrad(g convGeom, gy, w *Tensor) *Tensor {
+	gx := Zeros(gy.dtype, g.n, g.c, g.h, g.w)
+	if gy.dtype == Float64 {
+		convInputGradKernel(g, gx.f64, gy.f64, w.f64)
+	} else {
+		convInputGradKernel(g, gx.f32, gy.f32, w.f32)
+	}
+	return Record("Conv2dInputGrad", gx, []*Tensor{gy, w}, func(h *Tensor) []*Tensor {
+		var ggy, gw *Tensor
+		if gy.requiresGrad {
+			ggy = convOp(g, h, w, nil)
+		}
+		if w.requiresGrad {
+			gw = convWeightGrad(g, h, gy)
+		}
+		return []*Tensor{ggy, gw}
+	})
+}
+
+// convWeightGrad is the gradient of convOp with respect to its weight for
+// input x and output gradient gy: the correlation of x with gy. Its
+// gradients are convInputGrad (for x) and convOp (for gy).
+func convWeightGrad(g convGeom, x, gy *Tensor) *Tensor {
+	gw := Zeros(x.dtype, g.o, g.cg(), g.kh, g.kw)
+	if x.dtype == Float64 {
+		convWeightGradKernel(g, gw.f64, gy.f64, x.f64)
+	} else {
+		convWeightGradKernel(g, gw.f32, gy.f32, x.f32)
+	}
+	return Record("Conv2dWeightGrad", gw, []*Tensor{x, gy}, func(k *Tensor) []*Tensor {
+		var gx, ggy *Tensor
+		if x.requiresGrad {
+			gx = convInputGrad(g, gy, k)
+		}
+		if gy.requiresGrad {
+			ggy = convOp(g, x, k, nil)
+		}
+		return []*Tensor{gx, ggy}
 	})
 }
 
@@ -215,34 +322,36 @@ func convForward[T Float](g convGeom, out, x, w, bias []T) {
 	})
 }
 
-// convBackward adds the weight gradient into gw and, unless gx is nil, the
-// input gradient into gx: per block and group, dW_g += dY_g · colᵀ and
-// dcol = W_gᵀ · dY_g folded back into dX by col2im.
-func convBackward[T Float](g convGeom, gx, gw, gout, x, w []T) {
+// gatherBlock copies the output-shaped gy of group gi and samples [n0, n1)
+// into the block layout of one Gemm: row o, columns (n-n0, oh, ow).
+func gatherBlock[T Float](g convGeom, dst, gy []T, gi, n0, n1, ld int) {
+	cols, og := g.cols(), g.og()
+	for n := n0; n < n1; n++ {
+		for o := range og {
+			oc := gi*og + o
+			copy(dst[o*ld+(n-n0)*cols:], gy[(n*g.o+oc)*cols:(n*g.o+oc+1)*cols])
+		}
+	}
+}
+
+// convWeightGradKernel adds the weight gradient into gw: per block and
+// group dW_g += dY_g · colᵀ, each block into a partial sum of its own, and
+// the partial sums combined in block order.
+func convWeightGradKernel[T Float](g convGeom, gw, gy, x []T) {
 	inPlane, wGroup, cols, og := g.cg()*g.h*g.w, g.og()*g.rows(), g.cols(), g.og()
 	partial := make([][]T, g.blocks())
-	parallelForCost(g.blocks(), 2*convBlock*g.o*g.rows()*cols, func(lo, hi int) {
+	parallelForCost(g.blocks(), convBlock*g.o*g.rows()*cols, func(lo, hi int) {
 		col := make([]T, g.rows()*convBlock*cols)
-		gy := make([]T, og*convBlock*cols)
+		dy := make([]T, og*convBlock*cols)
 		for b := lo; b < hi; b++ {
 			n0, n1, ld := g.blockRange(b)
 			pw := make([]T, len(gw))
 			for gi := range g.groups {
 				for n := n0; n < n1; n++ {
 					im2col(g, col[(n-n0)*cols:], ld, x[(n*g.groups+gi)*inPlane:])
-					for o := range og {
-						oc := gi*og + o
-						copy(gy[o*ld+(n-n0)*cols:], gout[(n*g.o+oc)*cols:(n*g.o+oc+1)*cols])
-					}
 				}
-				gemm(false, true, og, g.rows(), ld, gy, ld, col, ld, 1, pw[gi*wGroup:(gi+1)*wGroup], g.rows())
-				if gx == nil {
-					continue
-				}
-				gemm(true, false, g.rows(), ld, og, w[gi*wGroup:(gi+1)*wGroup], g.rows(), gy, ld, 0, col, ld)
-				for n := n0; n < n1; n++ {
-					col2im(g, gx[(n*g.groups+gi)*inPlane:(n*g.groups+gi+1)*inPlane], col[(n-n0)*cols:], ld)
-				}
+				gatherBlock(g, dy, gy, gi, n0, n1, ld)
+				gemm(false, true, og, g.rows(), ld, dy, ld, col, ld, 1, pw[gi*wGroup:(gi+1)*wGroup], g.rows())
 			}
 			partial[b] = pw
 		}
@@ -252,4 +361,24 @@ func convBackward[T Float](g convGeom, gx, gw, gout, x, w []T) {
 			gw[i] += v
 		}
 	}
+}
+
+// convInputGradKernel adds the input gradient into gx: per block and group
+// dcol = W_gᵀ · dY_g, folded back into dX by col2im.
+func convInputGradKernel[T Float](g convGeom, gx, gy, w []T) {
+	inPlane, wGroup, cols, og := g.cg()*g.h*g.w, g.og()*g.rows(), g.cols(), g.og()
+	parallelForCost(g.blocks(), convBlock*g.o*g.rows()*cols, func(lo, hi int) {
+		col := make([]T, g.rows()*convBlock*cols)
+		dy := make([]T, og*convBlock*cols)
+		for b := lo; b < hi; b++ {
+			n0, n1, ld := g.blockRange(b)
+			for gi := range g.groups {
+				gatherBlock(g, dy, gy, gi, n0, n1, ld)
+				gemm(true, false, g.rows(), ld, og, w[gi*wGroup:(gi+1)*wGroup], g.rows(), dy, ld, 0, col, ld)
+				for n := n0; n < n1; n++ {
+					col2im(g, gx[(n*g.groups+gi)*inPlane:(n*g.groups+gi+1)*inPlane], col[(n-n0)*cols:], ld)
+				}
+			}
+		}
+	})
 }

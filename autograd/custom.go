@@ -6,19 +6,32 @@ package autograd
 type CustomOp interface {
 	// Name identifies the op in panics and error messages.
 	Name() string
-	// Forward computes the output from the inputs. It must not modify them.
+	// Forward computes the output from the inputs, which it receives as
+	// NoGrad values: nothing it computes is recorded. It must not modify
+	// them.
 	Forward(inputs []*Tensor) *Tensor
 	// Backward returns the gradient of each input, in order, given the
 	// gradient of the output; entries may be nil (no gradient or zero).
-	// Inputs and output are those of the matching Forward call.
+	// Inputs and output are those of the matching Forward call (inputs as
+	// given to Apply, so RequiresGrad tells which gradients are wanted).
 	Backward(grad *Tensor, inputs []*Tensor, output *Tensor) []*Tensor
 }
 
-// Apply runs op.Forward on inputs and, when recording, records op.Backward as
-// the result's backward rule.
+// Apply runs op.Forward on inputs and records op.Backward as the result's
+// backward rule. A custom rule is taken to be first-order (it typically
+// reads raw data): a backward pass with CreateGraph gives correct first
+// derivatives, and differentiating them again returns ErrNoSecondOrder.
 func Apply(op CustomOp, inputs ...*Tensor) *Tensor {
-	out := op.Forward(inputs)
-	return Record(op.Name(), out, inputs, func(g *Tensor) []*Tensor {
+	views := make([]*Tensor, len(inputs))
+	for i, in := range inputs {
+		if in != nil {
+			views[i] = in.NoGrad()
+		}
+	}
+	// A fresh header, so that an output that is an input's view (or was
+	// marked NoGrad by the ops Forward used) starts ordinary.
+	out := op.Forward(views).view()
+	return RecordFirstOrder(op.Name(), out, inputs, func(g *Tensor) []*Tensor {
 		return op.Backward(g, inputs, out)
 	})
 }

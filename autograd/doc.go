@@ -10,15 +10,33 @@
 // holds none. Both work with every op.
 //
 // Every op returns a new tensor and never modifies its inputs. When any input
-// requires a gradient and recording is on (see NoGrad), the op records a node
+// requires a gradient and none is a NoGrad value, the op records a node
 // holding its backward rule. The backward rule of every op is written next to
 // its forward, in terms of other tensor ops, so gradients are computed by the
-// same code on both dtypes.
+// same code on both dtypes, and a backward pass can itself be recorded.
 //
 // Backward walks the recorded graph in a deterministic order (the graph is
 // kept in slices, never iterated through a map), sums the contributions of a
 // tensor used more than once, and accumulates into the Grad of every leaf that
 // requires a gradient. Call ZeroGrad (or Optimizer.ZeroGrad) between steps.
+//
+// # Gradients of gradients
+//
+// With BackwardOptions.CreateGraph the backward pass records its own work,
+// so a gradient is a differentiable tensor: Grad(out, inputs, options)
+// returns gradients as torch.autograd.grad does, for Hessian-vector products
+// and gradient penalties. Rules that compute outside the graph (CustomOp,
+// RecordFirstOrder) give correct first derivatives and ErrNoSecondOrder
+// when differentiated again. CheckGradGrad checks second derivatives.
+//
+// # No-grad is a value, not a mode
+//
+// Tensor.NoGrad returns a view whose computations record nothing: ops with
+// a NoGrad input give NoGrad results. There is no process-wide switch, so an
+// evaluation on NoGrad values in one goroutine never stops another
+// goroutine's training from recording. Without CreateGraph the gradient
+// flowing through a backward pass is such a value, which is how the pass
+// avoids recording. Checkpoint trades memory for a second forward pass.
 //
 // Semantics follow PyTorch wherever it has one: broadcasting, reductions with
 // keepdim, padding, loss reductions, AdamW's decoupled weight decay.

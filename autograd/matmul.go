@@ -27,15 +27,50 @@ func MatMul(a, b *Tensor) *Tensor {
 	case b.Dim() == 1:
 		return Squeeze(MatMul(a, Unsqueeze(b, 1)), -1)
 	}
-	out := gemmBatch("MatMul", a, b, false, false)
-	return Record("MatMul", out, []*Tensor{a, b}, func(g *Tensor) []*Tensor {
-		// dA = G·Bᵀ, dB = Aᵀ·G, each summed over broadcast batch dimensions.
+	return product("MatMul", a, b, false, false)
+}
+
+// product returns op(a)·op(b) over the last two dimensions, where op
+// transposes when ta (tb) is set, broadcasting the batch dimensions, and
+// records its rule. The gradients are products of the same kind, so they
+// can be differentiated again:
+//
+//	C = A·B:   dA = G·Bᵀ  dB = Aᵀ·G
+//	C = Aᵀ·B:  dA = B·Gᵀ  dB = A·G
+//	C = A·Bᵀ:  dA = G·B   dB = Gᵀ·A
+//	C = Aᵀ·Bᵀ: dA = Bᵀ·Gᵀ dB = Gᵀ·Aᵀ
+//
+// each summed over broadcast batch dimensions. The product for an input
+// that needs no gradient (typically the data) is skipped.
+func product(op string, a, b *Tensor, ta, tb bool) *Tensor {
+	out := gemmBatch(op, a, b, ta, tb)
+	return Record(op, out, []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		var ga, gb *Tensor
 		if a.requiresGrad {
-			ga = sumTo(gemmBatch("MatMul", g, b, false, true), a.shape)
+			switch {
+			case !ta && !tb:
+				ga = product(op, g, b, false, true)
+			case ta && !tb:
+				ga = product(op, b, g, false, true)
+			case !ta && tb:
+				ga = product(op, g, b, false, false)
+			default:
+				ga = product(op, b, g, true, true)
+			}
+			ga = sumTo(ga, a.shape)
 		}
 		if b.requiresGrad {
-			gb = sumTo(gemmBatch("MatMul", a, g, true, false), b.shape)
+			switch {
+			case !ta && !tb:
+				gb = product(op, a, g, true, false)
+			case ta && !tb:
+				gb = product(op, a, g, false, false)
+			case !ta && tb:
+				gb = product(op, g, a, true, false)
+			default:
+				gb = product(op, g, a, true, true)
+			}
+			gb = sumTo(gb, b.shape)
 		}
 		return []*Tensor{ga, gb}
 	})
@@ -66,19 +101,7 @@ func Linear(x, w, b *Tensor) *Tensor {
 	}
 	in := w.shape[1]
 	x2 := Reshape(x, -1, in)
-	y := gemmBatch("Linear", x2, w, false, true)
-	y = Record("Linear", y, []*Tensor{x2, w}, func(g *Tensor) []*Tensor {
-		// dx = G·W, dW = Gᵀ·x; the product for an input that needs no
-		// gradient (typically the data) is skipped.
-		var gx, gw *Tensor
-		if x2.requiresGrad {
-			gx = gemmBatch("Linear", g, w, false, false)
-		}
-		if w.requiresGrad {
-			gw = gemmBatch("Linear", g, x2, true, false)
-		}
-		return []*Tensor{gx, gw}
-	})
+	y := product("Linear", x2, w, false, true)
 	shape := append(cloneInts(x.shape[:x.Dim()-1]), w.shape[0])
 	y = Reshape(y, shape...)
 	if b != nil {

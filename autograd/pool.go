@@ -2,59 +2,176 @@ package autograd
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 )
 
-// MaxPool2d is torch.nn.functional.max_pool2d over x [N, C, H, W] with a
-// square kernel, stride (0 means kernel) and implicit -Inf padding, giving
-// [N, C, Hout, Wout]. The forward saves the index of each window's maximum
-// (the first one on ties); the backward scatters the gradient to those
-// indices. It panics, naming the shape, when the window does not fit.
-func MaxPool2d(x *Tensor, kernel, stride, padding int) *Tensor {
-	if stride == 0 {
-		stride = kernel
-	}
-	oh, ow := poolShape("MaxPool2d", x, kernel, stride, padding)
-	n, c, h, w := x.shape[0], x.shape[1], x.shape[2], x.shape[3]
-	out := Zeros(x.dtype, n, c, oh, ow)
-	idx := make([]int, out.Len())
-	geom := poolGeom{planes: n * c, h: h, w: w, oh: oh, ow: ow, k: kernel, stride: stride, pad: padding}
-	if x.dtype == Float64 {
-		maxPoolKernel(geom, out.f64, idx, x.f64)
-	} else {
-		maxPoolKernel(geom, out.f32, idx, x.f32)
-	}
-	return Record("MaxPool2d", out, []*Tensor{x}, func(g *Tensor) []*Tensor {
-		flat := ScatterAdd(Zeros(x.dtype, x.Len()), 0, idx, Reshape(g, -1))
-		return []*Tensor{Reshape(flat, x.shape...)}
-	})
+// Pool2dConfig holds a 2-D pooling's options, each as (height, width), as
+// the arguments of torch.nn.functional.max_pool2d and avg_pool2d.
+type Pool2dConfig struct {
+	Kernel [2]int
+	// Stride zero (per axis) means the kernel, as PyTorch's default.
+	Stride [2]int
+	// Padding is implicit on both sides: -Inf for max, zero for average
+	// pooling. At most half the kernel, as PyTorch.
+	Padding [2]int
+	// Dilation zero means 1. Max pooling only (avg_pool2d has none).
+	Dilation [2]int
+	// CeilMode rounds the output length up (ceil_mode=True), dropping a
+	// last window that would start in the right padding, as PyTorch.
+	CeilMode bool
+	// ExcludePad leaves the padding out of the averages' divisors:
+	// count_include_pad=False. Average pooling only.
+	ExcludePad bool
+	// DivisorOverride, when not zero, divides every window's sum:
+	// divisor_override. Average pooling only.
+	DivisorOverride int
 }
 
+// Pool1dConfig holds a 1-D pooling's options, as Pool2dConfig's.
+type Pool1dConfig struct {
+	Kernel, Stride, Padding, Dilation int
+	CeilMode, ExcludePad              bool
+	DivisorOverride                   int
+}
+
+func (c Pool1dConfig) to2d() Pool2dConfig {
+	return Pool2dConfig{Kernel: [2]int{1, c.Kernel}, Stride: [2]int{1, c.Stride}, Padding: [2]int{0, c.Padding},
+		Dilation: [2]int{1, c.Dilation}, CeilMode: c.CeilMode, ExcludePad: c.ExcludePad, DivisorOverride: c.DivisorOverride}
+}
+
+// poolGeom is the geometry of one 2-D pooling over planes planes.
 type poolGeom struct {
-	planes, h, w, oh, ow, k, stride, pad int
+	planes, h, w, oh, ow int
+	kh, kw, sh, sw       int
+	ph, pw, dh, dw       int
 }
 
-// maxPoolKernel writes each window's maximum to out and its flat index in x
-// to idx. NaN wins, so it propagates as in PyTorch.
+// poolGeometry checks x and cfg and returns the pooling's geometry.
+func poolGeometry(op string, x *Tensor, cfg Pool2dConfig) poolGeom {
+	bad := x.Dim() != 4 || cfg.DivisorOverride < 0
+	for i := range 2 {
+		if cfg.Stride[i] == 0 {
+			cfg.Stride[i] = cfg.Kernel[i]
+		}
+		if cfg.Dilation[i] == 0 {
+			cfg.Dilation[i] = 1
+		}
+		bad = bad || cfg.Kernel[i] <= 0 || cfg.Stride[i] <= 0 || cfg.Dilation[i] <= 0 || cfg.Padding[i] < 0 || 2*cfg.Padding[i] > cfg.Kernel[i]
+	}
+	if bad {
+		panic(fmt.Sprintf("autograd: %s: input %v with %+v (want [N, C, H, W], positive kernel, stride and dilation, padding at most half the kernel)", op, x.shape, cfg))
+	}
+	g := poolGeom{planes: x.shape[0] * x.shape[1], h: x.shape[2], w: x.shape[3],
+		kh: cfg.Kernel[0], kw: cfg.Kernel[1], sh: cfg.Stride[0], sw: cfg.Stride[1],
+		ph: cfg.Padding[0], pw: cfg.Padding[1], dh: cfg.Dilation[0], dw: cfg.Dilation[1]}
+	g.oh = poolLen(g.h, g.kh, g.sh, g.ph, g.dh, cfg.CeilMode)
+	g.ow = poolLen(g.w, g.kw, g.sw, g.pw, g.dw, cfg.CeilMode)
+	if g.oh <= 0 || g.ow <= 0 {
+		panic(fmt.Sprintf("autograd: %s: kernel %v with dilation %v larger than the padded input %v", op, cfg.Kernel, cfg.Dilation, x.shape))
+	}
+	return g
+}
+
+// poolLen is PyTorch's pooling_output_shape: the number of windows of
+// length k (dilated by d) at stride s over n cells padded by p on both
+// sides, rounded up with ceil, where the last window must then start inside
+// the input or the left padding.
+func poolLen(n, k, s, p, d int, ceil bool) int {
+	span := n + 2*p - d*(k-1) - 1
+	if span < 0 {
+		return 0
+	}
+	if ceil {
+		span += s - 1
+	}
+	out := span/s + 1
+	if ceil && (out-1)*s >= n+p {
+		out--
+	}
+	return out
+}
+
+// MaxPool2d is torch.nn.functional.max_pool2d(x, kernel, stride, padding)
+// over x [N, C, H, W] with a square kernel (stride 0 means kernel). See
+// MaxPool2dWith for the other options.
+func MaxPool2d(x *Tensor, kernel, stride, padding int) *Tensor {
+	out, _ := MaxPool2dWith(x, Pool2dConfig{Kernel: [2]int{kernel, kernel}, Stride: [2]int{stride, stride}, Padding: [2]int{padding, padding}})
+	return out
+}
+
+// MaxPool2dWith is torch.nn.functional.max_pool2d(x, ..., return_indices=True)
+// over x [N, C, H, W], giving [N, C, Hout, Wout] and, for each output cell,
+// the index of the chosen input cell within its H·W plane (ih·W + iw), as
+// PyTorch. Ties keep the first cell in row-major order, and NaN wins, so it
+// propagates, as PyTorch. The gradient is scattered to the indices
+// (ScatterAdd, whose own gradient is a Gather). A window lying wholly in the
+// padding (possible only with dilation) gives -Inf, index -1 and no
+// gradient; PyTorch gives -Inf and an index outside the window there. It
+// panics, naming the shape, when the options do not fit the input.
+func MaxPool2dWith(x *Tensor, cfg Pool2dConfig) (*Tensor, []int) {
+	g := poolGeometry("MaxPool2dWith", x, cfg)
+	out := Zeros(x.dtype, x.shape[0], x.shape[1], g.oh, g.ow)
+	idx := make([]int, out.Len())
+	if x.dtype == Float64 {
+		maxPoolKernel(g, out.f64, idx, x.f64)
+	} else {
+		maxPoolKernel(g, out.f32, idx, x.f32)
+	}
+	return Record("MaxPool2d", out, []*Tensor{x}, func(gy *Tensor) []*Tensor {
+		at := idx
+		gy = Reshape(gy, g.planes, g.oh*g.ow)
+		if slices.Contains(idx, -1) {
+			// Empty windows send their gradient to cell 0, times 0.
+			at = slices.Clone(idx)
+			keep := Zeros(x.dtype, g.planes, g.oh*g.ow)
+			for i, k := range idx {
+				at[i] = max(k, 0)
+				if k >= 0 {
+					keep.SetAt(i, 1)
+				}
+			}
+			gy = Mul(gy, keep)
+		}
+		flat := ScatterAdd(Zeros(x.dtype, g.planes, g.h*g.w), 1, at, gy)
+		return []*Tensor{Reshape(flat, x.shape...)}
+	}), slices.Clone(idx) // the caller may change its copy
+}
+
+// MaxPool1d is torch.nn.functional.max_pool1d(x, ..., return_indices=True)
+// over x [N, C, L]: MaxPool2dWith over a height of 1, the indices within
+// each row.
+func MaxPool1d(x *Tensor, cfg Pool1dConfig) (*Tensor, []int) {
+	if x.Dim() != 3 {
+		panic(fmt.Sprintf("autograd: MaxPool1d: input %v (want [N, C, L])", x.shape))
+	}
+	out, idx := MaxPool2dWith(Unsqueeze(x, 2), cfg.to2d())
+	return Squeeze(out, 2), idx
+}
+
+// maxPoolKernel writes each window's maximum to out and its index within
+// the plane to idx (-1 for an empty window). NaN wins, so it propagates as
+// in PyTorch.
 func maxPoolKernel[T Float](g poolGeom, out []T, idx []int, x []T) {
-	parallelForCost(g.planes, g.oh*g.ow*g.k*g.k, func(lo, hi int) {
+	parallelForCost(g.planes, g.oh*g.ow*g.kh*g.kw, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
+			plane := x[p*g.h*g.w : (p+1)*g.h*g.w]
 			for i := range g.oh {
 				for j := range g.ow {
-					best := -1
-					var bv T
-					for ki := range g.k {
-						ih := i*g.stride - g.pad + ki
+					best, bv := -1, T(math.Inf(-1))
+					for ki := range g.kh {
+						ih := i*g.sh - g.ph + ki*g.dh
 						if ih < 0 || ih >= g.h {
 							continue
 						}
-						for kj := range g.k {
-							iw := j*g.stride - g.pad + kj
+						for kj := range g.kw {
+							iw := j*g.sw - g.pw + kj*g.dw
 							if iw < 0 || iw >= g.w {
 								continue
 							}
-							at := (p*g.h+ih)*g.w + iw
-							if v := x[at]; best < 0 || v > bv || v != v {
+							at := ih*g.w + iw
+							if v := plane[at]; best < 0 || v > bv || v != v {
 								best, bv = at, v
 							}
 						}
@@ -67,30 +184,65 @@ func maxPoolKernel[T Float](g poolGeom, out []T, idx []int, x []T) {
 	})
 }
 
-// AvgPool2d is torch.nn.functional.avg_pool2d over x [N, C, H, W] with a
-// square kernel, stride (0 means kernel) and zero padding counted in the
-// average (PyTorch's count_include_pad=True). It is composed as a depthwise
-// Conv2d with constant weights 1/kernel², so its gradient is Conv2d's.
+// AvgPool2d is torch.nn.functional.avg_pool2d(x, kernel, stride, padding)
+// over x [N, C, H, W] with a square kernel (stride 0 means kernel), the zero
+// padding counted in the average. See AvgPool2dWith for the other options.
 func AvgPool2d(x *Tensor, kernel, stride, padding int) *Tensor {
-	if stride == 0 {
-		stride = kernel
-	}
-	poolShape("AvgPool2d", x, kernel, stride, padding)
-	c := x.shape[1]
-	w := Full(x.dtype, 1/float64(kernel*kernel), c, 1, kernel, kernel)
-	return Conv2d(x, w, nil, Conv2dConfig{Stride: [2]int{stride, stride}, Padding: [2]int{padding, padding}, Groups: c})
+	return AvgPool2dWith(x, Pool2dConfig{Kernel: [2]int{kernel, kernel}, Stride: [2]int{stride, stride}, Padding: [2]int{padding, padding}})
 }
 
-func poolShape(op string, x *Tensor, kernel, stride, padding int) (oh, ow int) {
-	if x.Dim() != 4 || kernel <= 0 || stride <= 0 || padding < 0 || 2*padding > kernel {
-		panic(fmt.Sprintf("autograd: %s: input %v with kernel %d, stride %d, padding %d (want [N, C, H, W] and padding at most half the kernel)", op, x.shape, kernel, stride, padding))
+// AvgPool2dWith is torch.nn.functional.avg_pool2d(x, kernel, stride,
+// padding, ceil_mode, count_include_pad, divisor_override) over
+// x [N, C, H, W]. Each window's divisor is DivisorOverride if set, else its
+// cells inside the input plus, unless ExcludePad, those in the padding (not
+// those past it, which only ceil_mode reaches), as PyTorch. It is composed
+// as a depthwise convolution with a kernel of ones times a constant tensor
+// of reciprocal divisors, so its gradients of any order are Conv2d's. It
+// panics when the options do not fit the input, or Dilation is set.
+func AvgPool2dWith(x *Tensor, cfg Pool2dConfig) *Tensor {
+	if max(cfg.Dilation[0], cfg.Dilation[1]) > 1 {
+		panic(fmt.Sprintf("autograd: AvgPool2dWith: dilation %v (avg_pool2d has none)", cfg.Dilation))
 	}
-	oh = (x.shape[2]+2*padding-kernel)/stride + 1
-	ow = (x.shape[3]+2*padding-kernel)/stride + 1
-	if oh <= 0 || ow <= 0 {
-		panic(fmt.Sprintf("autograd: %s: kernel %d larger than the padded input %v", op, kernel, x.shape))
+	g := poolGeometry("AvgPool2dWith", x, cfg)
+	c := x.shape[1]
+	cg := convGeom{n: x.shape[0], c: c, h: g.h, w: g.w, o: c, kh: g.kh, kw: g.kw, groups: c,
+		sh: g.sh, sw: g.sw, ph: g.ph, pw: g.pw, dh: 1, dw: 1, oh: g.oh, ow: g.ow}
+	sum := convOp(cg, x, Ones(x.dtype, c, 1, g.kh, g.kw), nil)
+	inv := Zeros(x.dtype, g.oh, g.ow)
+	for i := range g.oh {
+		inH, padH := windowCells(i*g.sh-g.ph, g.kh, g.h, g.ph)
+		for j := range g.ow {
+			inW, padW := windowCells(j*g.sw-g.pw, g.kw, g.w, g.pw)
+			div := padH * padW
+			if cfg.ExcludePad {
+				div = inH * inW
+			}
+			if cfg.DivisorOverride != 0 {
+				div = cfg.DivisorOverride
+			}
+			if inH > 0 && inW > 0 {
+				inv.SetAt(i*g.ow+j, 1/float64(div))
+			}
+		}
 	}
-	return oh, ow
+	return Mul(sum, inv)
+}
+
+// windowCells returns how many cells of a window of length k starting at
+// start lie inside an axis of length n, and how many lie inside it or its
+// padding p on either side.
+func windowCells(start, k, n, p int) (inside, padded int) {
+	end := min(start+k, n+p)
+	return min(end, n) - max(start, 0), end - start
+}
+
+// AvgPool1d is torch.nn.functional.avg_pool1d over x [N, C, L]: AvgPool2dWith
+// over a height of 1.
+func AvgPool1d(x *Tensor, cfg Pool1dConfig) *Tensor {
+	if x.Dim() != 3 {
+		panic(fmt.Sprintf("autograd: AvgPool1d: input %v (want [N, C, L])", x.shape))
+	}
+	return Squeeze(AvgPool2dWith(Unsqueeze(x, 2), cfg.to2d()), 2)
 }
 
 // Dropout zeroes each element of x with probability p and scales the rest by

@@ -84,16 +84,14 @@ func extremeReduce(op string, t *Tensor, keepdim bool, axes []int, kind reduceKi
 // by the maximum. Its gradient is the softmax of t over axes.
 func LogSumExp(t *Tensor, keepdim bool, axes ...int) *Tensor {
 	ax := reduceAxes("LogSumExp", t, axes)
-	var shift *Tensor
-	NoGrad(func() {
-		// NOTE: an infinite maximum (all -Inf, or +Inf present) is replaced
-		// by 0 so that t - shift stays free of Inf - Inf.
-		shift = mapUnary(reduce(t, ax, true, reduceMax), func(x float64) float64 {
-			if math.IsInf(x, 0) {
-				return 0
-			}
-			return x
-		})
+	// NOTE: an infinite maximum (all -Inf, or +Inf present) is replaced by
+	// 0 so that t - shift stays free of Inf - Inf. The shift is a constant
+	// (the kernels record nothing): the result does not depend on it.
+	shift := mapUnary(reduce(t, ax, true, reduceMax), func(x float64) float64 {
+		if math.IsInf(x, 0) {
+			return 0
+		}
+		return x
 	})
 	out := Add(Log(Sum(Exp(Sub(t, shift)), true, ax...)), shift)
 	if keepdim {

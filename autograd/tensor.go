@@ -41,6 +41,8 @@ type Tensor struct {
 	requiresGrad bool
 	grad         *Tensor
 	node         *node
+	noGrad       bool // a NoGrad value: ops on it record nothing
+	retainGrad   bool // keep the gradient of a non-leaf (RetainGrad)
 }
 
 // New returns a float32 tensor of the given shape that uses data as its

@@ -24,14 +24,25 @@ func checkOptimizer(s optim.State) error {
 	case s.Steps < 0:
 		return fmt.Errorf("bptt: checkpoint field optimizer.steps is %d: must not be negative; the file is damaged", s.Steps)
 	}
+	for i, n := range s.ParamSteps {
+		if n < 0 {
+			return fmt.Errorf("bptt: checkpoint field optimizer.param_steps[%d] is %d: must not be negative; the file is damaged", i, n)
+		}
+	}
+	for i, lr := range s.GroupLRs {
+		if math.IsNaN(lr) || lr <= 0 || lr > maxLR {
+			return fmt.Errorf("bptt: checkpoint field optimizer.group_lrs[%d] is %g: a learning rate must be in (0, %g]; the file is damaged", i, lr, float64(maxLR))
+		}
+	}
 	names := make([]string, 0, len(s.Buffers))
 	for name := range s.Buffers {
 		names = append(names, name)
 	}
 	slices.Sort(names) // the same field named on every load
 	for _, name := range names {
-		// Adam's v holds running means of squared gradients.
-		nonNegative := name == "v"
+		// Adam's v holds running means of squared gradients, and
+		// AMSGrad's max_v their running maximum.
+		nonNegative := name == "v" || name == "max_v"
 		for i, buf := range s.Buffers[name] {
 			for j, x := range buf {
 				if math.IsNaN(x) || math.IsInf(x, 0) || nonNegative && x < 0 {

@@ -43,8 +43,7 @@ func addSeeds(f *testing.F, prefix string) {
 func runs(t *testing.T, m *dlca.Model) {
 	c := m.Config.Channels
 	state := autograd.Full(autograd.Float32, 0.5, 1, 2, 3, c)
-	var next *autograd.Tensor
-	autograd.NoGrad(func() { next = m.Step(state, nil) })
+	next := m.Step(state.NoGrad(), nil)
 	for i := range next.Len() {
 		if v := next.At(i); !(v >= 0 && v <= 1) {
 			t.Fatalf("soft step gave %v at %d", v, i)

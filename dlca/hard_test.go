@@ -53,10 +53,7 @@ func TestCircuitMatchesSoftRolloutOfOneHotModel(t *testing.T) {
 			m := tinyModel(t, tinyConfig(tc.b), 21)
 			start := randomBits(1, 3, 5, 7, 2) // 3 boards whose 7-cell rows fill a word partly
 			got := m.Circuit().Rollout(start, 4, HardOptions{Async: tc.async, Seed: 5})
-			var want *autograd.Tensor
-			autograd.NoGrad(func() {
-				want = hardened(m).Rollout(start.Tensor(autograd.Float64), 4, RolloutOptions{Async: tc.async, Seed: 5})
-			})
+			want := hardened(m).Rollout(start.Tensor(autograd.Float64).NoGrad(), 4, RolloutOptions{Async: tc.async, Seed: 5})
 			w := BitsOf(want)
 			for i := range w.Cells() {
 				for c := range w.Channels {
@@ -107,13 +104,10 @@ func TestRolloutStop(t *testing.T) {
 			}
 
 			var softSteps int
-			var soft, softWant *autograd.Tensor
-			autograd.NoGrad(func() {
-				init := start.Tensor(autograd.Float64)
-				soft = m.Rollout(init, steps, RolloutOptions{Async: async, Seed: 5, Stop: stopAfter(&softSteps),
-					After: func(_ int, s *autograd.Tensor) *autograd.Tensor { softSteps++; return s }})
-				softWant = m.Rollout(init, k, RolloutOptions{Async: async, Seed: 5})
-			})
+			init := start.Tensor(autograd.Float64).NoGrad()
+			soft := m.Rollout(init, steps, RolloutOptions{Async: async, Seed: 5, Stop: stopAfter(&softSteps),
+				After: func(_ int, s *autograd.Tensor) *autograd.Tensor { softSteps++; return s }})
+			softWant := m.Rollout(init, k, RolloutOptions{Async: async, Seed: 5})
 			if softSteps != k {
 				t.Errorf("soft: %d steps run, want %d", softSteps, k)
 			}

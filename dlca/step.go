@@ -200,7 +200,7 @@ func (m *Model) rollout(state *autograd.Tensor, steps int, opt RolloutOptions, f
 	// NOTE: when nothing is recorded no step's activations outlive it, so
 	// every step can share one set of buffers (slot 0 of a workspace).
 	ws, slot := opt.Workspace, func(t int) int { return t }
-	if !autograd.Recording() || !state.RequiresGrad() && !anyRequiresGrad(coeffs) {
+	if state.IsNoGrad() || !state.RequiresGrad() && !anyRequiresGrad(coeffs) {
 		if ws == nil {
 			ws = new(Workspace)
 		}

@@ -30,9 +30,7 @@ func TestRolloutGradientsMatchFiniteDifferences(t *testing.T) {
 			target := randomState(autograd.Float64, 5, 2, 4, 4, 1)
 			opt := RolloutOptions{Async: tc.async, Seed: 9}
 			loss := func() float64 {
-				var v float64
-				autograd.NoGrad(func() { v = sse(m.Rollout(state, 3, opt), target).Item() })
-				return v
+				return sse(m.Rollout(state.NoGrad(), 3, opt), target).Item()
 			}
 			if err := sse(m.Rollout(state, 3, opt), target).Backward(); err != nil {
 				t.Fatal(err)
@@ -112,23 +110,21 @@ func assertClose(t *testing.T, what string, got, want *autograd.Tensor, tol floa
 
 func TestStep(t *testing.T) {
 	m := tinyModel(t, tinyConfig(circuit.Zero), 2)
-	s := randomState(autograd.Float64, 1, 1, 4, 4, 2)
-	autograd.NoGrad(func() {
-		assertClose(t, "sync step", m.Step(s, nil), m.Rollout(s, 1, RolloutOptions{}), 0)
-		assertClose(t, "no cell fires", m.Step(s, make([]bool, 16)), s, 0)
-		fire := make([]bool, 16)
-		fire[5] = true
-		got, all := m.Step(s, fire), m.Step(s, nil)
-		for i := range 32 {
-			want := s.At(i)
-			if i/2 == 5 {
-				want = all.At(i)
-			}
-			if got.At(i) != want {
-				t.Fatalf("one cell fires: value %d is %v, want %v", i, got.At(i), want)
-			}
+	s := randomState(autograd.Float64, 1, 1, 4, 4, 2).NoGrad()
+	assertClose(t, "sync step", m.Step(s, nil), m.Rollout(s, 1, RolloutOptions{}), 0)
+	assertClose(t, "no cell fires", m.Step(s, make([]bool, 16)), s, 0)
+	fire := make([]bool, 16)
+	fire[5] = true
+	got, all := m.Step(s, fire), m.Step(s, nil)
+	for i := range 32 {
+		want := s.At(i)
+		if i/2 == 5 {
+			want = all.At(i)
 		}
-	})
+		if got.At(i) != want {
+			t.Fatalf("one cell fires: value %d is %v, want %v", i, got.At(i), want)
+		}
+	}
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "fire flags") {
 			t.Fatalf("wrong fire length: panic %v", r)
@@ -146,7 +142,6 @@ func TestRolloutWithoutRecordingMatches(t *testing.T) {
 	if !recorded.RequiresGrad() {
 		t.Fatal("the reference rollout was not recorded")
 	}
-	var plain *autograd.Tensor
-	autograd.NoGrad(func() { plain = m.Rollout(s, 5, RolloutOptions{Async: true, Seed: 3}) })
+	plain := m.Rollout(s.NoGrad(), 5, RolloutOptions{Async: true, Seed: 3})
 	assertClose(t, "final state", plain, recorded, 0)
 }

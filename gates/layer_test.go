@@ -119,11 +119,9 @@ func TestGradientFiniteDifferences(t *testing.T) {
 			}
 			loss := func() float64 {
 				var s float64
-				autograd.NoGrad(func() {
-					for i, v := range l.Forward(x).Data64() {
-						s += r[i] * v
-					}
-				})
+				for i, v := range l.Forward(x.NoGrad()).Data64() {
+					s += r[i] * v
+				}
 				return s
 			}
 			if err := l.Forward(x).BackwardWith(autograd.New64(slices.Clone(r), c.rows, c.groups, c.out)); err != nil {

@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dlca/dlca/autograd/optim"
 	"github.com/dlca/dlca/bptt"
@@ -15,10 +16,13 @@ const adamKind = "adamw"
 
 // OptimizerState implements bptt.Resumable: AdamW's step count, learning
 // rate and moments, read back from the device in the CPU engine's format
-// (one buffer per layer's logits, dlca's Layers order), so that a
-// checkpoint moves between the engines.
+// (one buffer and one step count per layer's logits, dlca's Layers order),
+// so that a checkpoint moves between the engines.
 func (e *Engine) OptimizerState() (optim.State, error) {
 	s := optim.State{Kind: adamKind, Steps: e.opt.T, LR: e.opt.Config.LR, Buffers: map[string][][]float64{}}
+	for range e.m.Layers() {
+		s.ParamSteps = append(s.ParamSteps, e.opt.T)
+	}
 	for _, b := range []struct {
 		name string
 		buf  *Buffer
@@ -37,12 +41,30 @@ func (e *Engine) OptimizerState() (optim.State, error) {
 }
 
 // LoadOptimizerState implements bptt.Resumable. It returns an error when s
-// was saved by another optimiser or for another model.
+// was saved by another optimiser or for another model, or holds what the
+// GPU engine's AdamW cannot keep: per-layer step counts that differ (one
+// count serves every logit), AMSGrad's maximum, or several parameter groups.
 func (e *Engine) LoadOptimizerState(s optim.State) error {
 	if s.Kind != adamKind || s.Steps < 0 {
 		return fmt.Errorf("gpu: cannot load %q optimiser state at step %d into the GPU engine's AdamW", s.Kind, s.Steps)
 	}
 	layers := e.m.Layers()
+	steps := s.Steps // a state from before per-parameter counts
+	if s.ParamSteps != nil {
+		if len(s.ParamSteps) != len(layers) {
+			return fmt.Errorf("gpu: optimiser state has step counts for %d parameters for %d layers (was it saved for another model?)", len(s.ParamSteps), len(layers))
+		}
+		steps = s.ParamSteps[0]
+		if slices.ContainsFunc(s.ParamSteps, func(n int) bool { return n != steps }) {
+			return fmt.Errorf("gpu: optimiser state has different step counts per layer %v; the GPU engine keeps one for all; resume on the CPU engine", s.ParamSteps)
+		}
+	}
+	if _, ok := s.Buffers["max_v"]; ok {
+		return fmt.Errorf("gpu: optimiser state was saved with AMSGrad, which the GPU engine's AdamW does not do; resume on the CPU engine")
+	}
+	if len(s.GroupLRs) > 1 {
+		return fmt.Errorf("gpu: optimiser state has %d parameter groups; the GPU engine's AdamW has one; resume on the CPU engine", len(s.GroupLRs))
+	}
 	flat := map[string][]float32{}
 	for _, name := range []string{"m", "v"} {
 		saved := s.Buffers[name]
@@ -66,6 +88,6 @@ func (e *Engine) LoadOptimizerState(s optim.State) error {
 	if err := Write(e.d, e.opt.v, flat["v"]); err != nil {
 		return err
 	}
-	e.opt.T, e.opt.Config.LR = s.Steps, s.LR
+	e.opt.T, e.opt.Config.LR = steps, s.LR
 	return nil
 }

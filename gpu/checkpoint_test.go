@@ -3,6 +3,7 @@ package gpu_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,8 +43,8 @@ func TestEngineResumesCPUCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Steps != state.Steps || back.LR != state.LR || back.Kind != state.Kind {
-		t.Errorf("state read back as %s step %d lr %v, loaded %s step %d lr %v", back.Kind, back.Steps, back.LR, state.Kind, state.Steps, state.LR)
+	if back.Steps != state.Steps || back.LR != state.LR || back.Kind != state.Kind || !slices.Equal(back.ParamSteps, state.ParamSteps) {
+		t.Errorf("state read back as %s steps %d %v lr %v, loaded %s steps %d %v lr %v", back.Kind, back.Steps, back.ParamSteps, back.LR, state.Kind, state.Steps, state.ParamSteps, state.LR)
 	}
 	for _, name := range []string{"m", "v"} {
 		for l := range state.Buffers[name] {
@@ -78,6 +79,11 @@ func TestEngineResumesCPUCheckpoint(t *testing.T) {
 func TestEngineRejectsForeignState(t *testing.T) {
 	s, _, _ := checkerboard(t, 4, 5, 1, 0)
 	g := newEngine(t, s)
+	differ, err := g.OptimizerState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	differ.ParamSteps[len(differ.ParamSteps)-1]++ // a layer that had one more step
 	for _, c := range []struct {
 		name  string
 		state optim.State
@@ -85,6 +91,9 @@ func TestEngineRejectsForeignState(t *testing.T) {
 	}{
 		{"sgd", optim.State{Kind: "sgd"}, "cannot load"},
 		{"other model", optim.State{Kind: "adamw", Buffers: map[string][][]float64{"m": {{1}}, "v": {{1}}}}, "another model"},
+		{"steps for another model", optim.State{Kind: "adamw", ParamSteps: []int{1}}, "another model"},
+		{"steps that differ", differ, "resume on the CPU engine"},
+		{"amsgrad", optim.State{Kind: "adamw", Buffers: map[string][][]float64{"max_v": nil}}, "AMSGrad"},
 	} {
 		if err := g.LoadOptimizerState(c.state); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error saying %q", c.name, err, c.want)

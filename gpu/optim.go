@@ -11,22 +11,10 @@ import (
 // hyperparameters.
 type AdamWConfig = optim.AdamWConfig
 
-// withDefaults fills zero LR, betas and eps with PyTorch's defaults, as
-// optim.NewAdamW does.
-func withDefaults(c AdamWConfig) AdamWConfig {
-	for _, f := range []struct {
-		v   *float64
-		def float64
-	}{{&c.LR, 1e-3}, {&c.Beta1, 0.9}, {&c.Beta2, 0.999}, {&c.Eps, 1e-8}} {
-		if *f.v == 0 {
-			*f.v = f.def
-		}
-	}
-	return c
-}
-
 // AdamW is the optimiser state of n parameters on the device: the moment
-// buffers and the per-step factors that adamw.wgsl reads.
+// buffers and the per-step factors that adamw.wgsl reads. It serves one
+// parameter set that has a gradient at every step, so one step count T is
+// every parameter's (optim.Adam's per-parameter counts, all equal).
 type AdamW struct {
 	Config AdamWConfig
 	N      int
@@ -35,10 +23,14 @@ type AdamW struct {
 	step   *Buffer // [4]: 1 - lr*wd, lr/(1-beta1^t), 1/sqrt(1-beta2^t), unused
 }
 
-// NewAdamW allocates zeroed moments for n parameters. Zero fields of cfg
-// take optim's defaults.
+// NewAdamW allocates zeroed moments for n parameters. cfg is used as given,
+// as optim.NewAdamW does (zero is zero; start from optim.DefaultAdamW). It
+// returns an error for AMSGrad, which adamw.wgsl does not do.
 func (d *Device) NewAdamW(n int, cfg AdamWConfig) (*AdamW, error) {
-	o := &AdamW{Config: withDefaults(cfg), N: n}
+	if cfg.AMSGrad {
+		return nil, fmt.Errorf("gpu: AdamW with AMSGrad is not implemented on the GPU; train on the CPU engine")
+	}
+	o := &AdamW{Config: cfg, N: n}
 	var err error
 	if o.m, err = d.NewBuffer("adamw m", n); err != nil {
 		return nil, err

@@ -62,3 +62,13 @@ func TestAdamW(t *testing.T) {
 		closeTo(t, "AdamW", got, want, 1e-5)
 	})
 }
+
+// TestAdamWRefusesAMSGrad: adamw.wgsl has no running maximum, so asking
+// for AMSGrad is an error, not a silently different optimiser.
+func TestAdamWRefusesAMSGrad(t *testing.T) {
+	cfg := AdamWConfig{LR: 0.05, Beta1: 0.9, Beta2: 0.99, Eps: 1e-8, AMSGrad: true}
+	if o, err := testDevice(t).NewAdamW(4, cfg); err == nil {
+		o.Release()
+		t.Fatal("NewAdamW accepted AMSGrad")
+	}
+}

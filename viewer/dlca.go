@@ -44,8 +44,7 @@ type ModelSim struct {
 // rand.NewPCG(seed, 0). It panics when the grid is empty.
 //
 // NOTE: the copy's logits do not require a gradient, so its soft steps record
-// no graph without autograd.NoGrad, whose switch is process-wide: a NoGrad
-// scope here would stop a training goroutine from recording its rollout.
+// no graph, and training in another goroutine is untouched.
 func NewModelSim(m *dlca.Model, h, w int, init InitFunc, seed uint64) *ModelSim {
 	if h < 1 || w < 1 {
 		panic(fmt.Sprintf("viewer: NewModelSim: %dx%d grid", h, w))

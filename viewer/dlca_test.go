@@ -31,14 +31,10 @@ func TestModelSimMatchesDlcaRollouts(t *testing.T) {
 		want func(init *autograd.Tensor, steps int) []float32
 	}{
 		{"soft sync", viewer.Mode{}, func(init *autograd.Tensor, n int) []float32 {
-			var out *autograd.Tensor
-			autograd.NoGrad(func() { out = m.Rollout(init, n, dlca.RolloutOptions{}) })
-			return out.Data32()
+			return m.Rollout(init.NoGrad(), n, dlca.RolloutOptions{}).Data32()
 		}},
 		{"soft async", viewer.Mode{Async: true}, func(init *autograd.Tensor, n int) []float32 {
-			var out *autograd.Tensor
-			autograd.NoGrad(func() { out = m.Rollout(init, n, dlca.RolloutOptions{Async: true, Seed: 3}) })
-			return out.Data32()
+			return m.Rollout(init.NoGrad(), n, dlca.RolloutOptions{Async: true, Seed: 3}).Data32()
 		}},
 		{"hard sync", viewer.Mode{Hard: true}, func(init *autograd.Tensor, n int) []float32 {
 			return m.Circuit().Rollout(dlca.BitsOf(init), n, dlca.HardOptions{}).Tensor(autograd.Float32).Data32()

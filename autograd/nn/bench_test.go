@@ -29,7 +29,7 @@ func BenchmarkMLPStep(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	l1, l2 := NewLinear(784, 128, true, autograd.Float32, rng), NewLinear(128, 10, true, autograd.Float32, rng)
 	net := NewSequential(l1, ReLU, l2)
-	opt := optim.NewAdam(net.Parameters(), optim.AdamConfig{})
+	opt := optim.NewAdam(net.Parameters(), optim.DefaultAdam())
 	x, y := mlpBatch(rng)
 	for b.Loop() {
 		opt.ZeroGrad()
@@ -85,7 +85,7 @@ func BenchmarkMLPMatMuls(b *testing.B) {
 func BenchmarkMLPOverhead(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	net := NewSequential(NewLinear(784, 128, true, autograd.Float32, rng), ReLU, NewLinear(128, 10, true, autograd.Float32, rng))
-	opt := optim.NewAdam(net.Parameters(), optim.AdamConfig{})
+	opt := optim.NewAdam(net.Parameters(), optim.DefaultAdam())
 	x, y := mlpBatch(rng)
 	mm := newMLPMatMuls(rng)
 	bestStep, bestMM := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)

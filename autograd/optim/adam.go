@@ -7,72 +7,115 @@ import (
 	"github.com/dlca/dlca/autograd"
 )
 
-// AdamConfig holds the hyper-parameters of Adam and AdamW. Zero values of
-// LR, Beta1, Beta2 and Eps select PyTorch's defaults (1e-3, 0.9, 0.999,
-// 1e-8); WeightDecay is used as given (0 means none).
+// AdamConfig holds the hyper-parameters of Adam and AdamW, as the keyword
+// arguments of torch.optim.Adam and torch.optim.AdamW (lr, betas, eps,
+// weight_decay, amsgrad). Every field is used exactly as given: zero means
+// zero (beta1 = 0, beta2 = 0 and eps = 0 are all legal), so start from
+// DefaultAdam or DefaultAdamW to get PyTorch's defaults and change what
+// differs.
 type AdamConfig struct {
 	LR          float64
 	Beta1       float64
 	Beta2       float64
 	Eps         float64
 	WeightDecay float64
+	// AMSGrad divides by the running maximum of the second moment
+	// (PyTorch's max_exp_avg_sq) instead of the second moment itself.
+	AMSGrad bool
 }
 
 // AdamWConfig holds AdamW's hyper-parameters; see AdamConfig.
 type AdamWConfig = AdamConfig
 
-func (c AdamConfig) withDefaults() AdamConfig {
-	if c.LR == 0 {
-		c.LR = 1e-3
-	}
-	if c.Beta1 == 0 {
-		c.Beta1 = 0.9
-	}
-	if c.Beta2 == 0 {
-		c.Beta2 = 0.999
-	}
-	if c.Eps == 0 {
-		c.Eps = 1e-8
-	}
+// DefaultAdam returns torch.optim.Adam's defaults: lr 1e-3, betas (0.9,
+// 0.999), eps 1e-8, no weight decay, no AMSGrad.
+func DefaultAdam() AdamConfig {
+	return AdamConfig{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8}
+}
+
+// DefaultAdamW returns torch.optim.AdamW's defaults: DefaultAdam's with
+// weight decay 1e-2.
+func DefaultAdamW() AdamWConfig {
+	c := DefaultAdam()
+	c.WeightDecay = 1e-2
 	return c
 }
 
+// AdamGroup is a parameter group with its own hyper-parameters, as one
+// dict of torch.optim.Adam's params argument.
+type AdamGroup struct {
+	Params []*autograd.Tensor
+	AdamConfig
+}
+
 // Adam is the Adam optimiser (Kingma & Ba), as torch.optim.Adam and
-// torch.optim.AdamW. At step t, with bias corrections c₁ = 1-β₁ᵗ and
-// c₂ = 1-β₂ᵗ:
+// torch.optim.AdamW. Each parameter has its own step count t, advanced
+// only by a Step that finds a gradient on it (PyTorch's state[p]["step"]),
+// and, with c₁ = 1-β₁ᵗ and c₂ = 1-β₂ᵗ, such a Step does:
 //
 //	Adam:  g ← g + wd·p               (L2 decay through the gradient)
 //	AdamW: p ← p·(1 - lr·wd)          (decoupled decay)
 //	m ← β₁·m + (1-β₁)·g
 //	v ← β₂·v + (1-β₂)·g²
-//	p ← p - (lr/c₁)·m / (√v/√c₂ + ε)
+//	v̂ ← max(v̂, v) with AMSGrad, else v
+//	p ← p - (lr/c₁)·m / (√v̂/√c₂ + ε)
+//
+// A parameter without a gradient is left alone entirely, weight decay
+// included.
 type Adam struct {
-	cfg       AdamConfig
 	decoupled bool
-	params    []*autograd.Tensor
+	groups    []adamGroup
+	params    []*autograd.Tensor // every group's, in order: the index of State's per-parameter entries
 	m, v      buffers
-	steps     int
+	maxV      buffers // AMSGrad's running maximum of v
+	steps     []int   // per parameter
 }
 
-// NewAdam returns Adam over params (weight decay added to the gradient).
-// It panics on a negative learning rate, eps or weight decay, or betas
-// outside [0, 1).
+// adamGroup is a group with its running hyper-parameters and the learning
+// rate it was built with (PyTorch's initial_lr, which schedules scale).
+type adamGroup struct {
+	cfg       AdamConfig
+	initialLR float64
+	first, n  int // its parameters are params[first : first+n]
+}
+
+// NewAdam returns Adam over params (weight decay added to the gradient). It
+// panics on a negative learning rate, eps or weight decay, or betas outside
+// [0, 1), as torch.optim.Adam raises.
 func NewAdam(params []*autograd.Tensor, cfg AdamConfig) *Adam {
-	return newAdam(params, cfg, false)
+	return NewAdamGroups([]AdamGroup{{Params: params, AdamConfig: cfg}})
 }
 
-// NewAdamW returns AdamW over params: Adam with decoupled weight decay.
-// It panics like NewAdam.
+// NewAdamW returns AdamW over params: Adam with decoupled weight decay. It
+// panics like NewAdam.
 func NewAdamW(params []*autograd.Tensor, cfg AdamWConfig) *Adam {
-	return newAdam(params, cfg, true)
+	return NewAdamWGroups([]AdamGroup{{Params: params, AdamConfig: cfg}})
 }
 
-func newAdam(params []*autograd.Tensor, cfg AdamConfig, decoupled bool) *Adam {
-	cfg = cfg.withDefaults()
-	if cfg.LR < 0 || cfg.Eps < 0 || cfg.WeightDecay < 0 || cfg.Beta1 < 0 || cfg.Beta1 >= 1 || cfg.Beta2 < 0 || cfg.Beta2 >= 1 {
-		panic(fmt.Sprintf("optim: invalid Adam config %+v", cfg))
+// NewAdamGroups returns Adam over parameter groups, each with its own
+// hyper-parameters, as torch.optim.Adam([{"params": ..., "lr": ...}, ...]).
+// It panics like NewAdam, and on no groups.
+func NewAdamGroups(groups []AdamGroup) *Adam { return newAdam(groups, false) }
+
+// NewAdamWGroups is NewAdamGroups for AdamW.
+func NewAdamWGroups(groups []AdamGroup) *Adam { return newAdam(groups, true) }
+
+func newAdam(groups []AdamGroup, decoupled bool) *Adam {
+	if len(groups) == 0 {
+		panic("optim: NewAdamGroups: no parameter groups")
 	}
-	return &Adam{cfg: cfg, decoupled: decoupled, params: params, m: make(buffers, len(params)), v: make(buffers, len(params))}
+	o := &Adam{decoupled: decoupled}
+	for _, g := range groups {
+		c := g.AdamConfig
+		if !(c.LR >= 0 && c.Eps >= 0 && c.WeightDecay >= 0 && c.Beta1 >= 0 && c.Beta1 < 1 && c.Beta2 >= 0 && c.Beta2 < 1) {
+			panic(fmt.Sprintf("optim: invalid Adam config %+v", c))
+		}
+		o.groups = append(o.groups, adamGroup{cfg: c, initialLR: c.LR, first: len(o.params), n: len(g.Params)})
+		o.params = append(o.params, g.Params...)
+	}
+	n := len(o.params)
+	o.m, o.v, o.maxV, o.steps = make(buffers, n), make(buffers, n), make(buffers, n), make([]int, n)
+	return o
 }
 
 func (o *Adam) kind() string {
@@ -82,39 +125,48 @@ func (o *Adam) kind() string {
 	return "adam"
 }
 
-// Step updates every parameter that has a gradient.
+// Step updates every parameter that has a gradient, advancing its step
+// count. A Step that finds no gradient changes nothing.
 func (o *Adam) Step() error {
-	o.steps++
-	c := o.cfg
-	t := float64(o.steps)
-	u := adamUpdate{
-		lr: c.LR, b1: c.Beta1, b2: c.Beta2, eps: c.Eps,
-		stepSize: c.LR / (1 - math.Pow(c.Beta1, t)),
-		sqrtBC2:  math.Sqrt(1 - math.Pow(c.Beta2, t)),
-	}
-	if o.decoupled {
-		u.decay = 1 - c.LR*c.WeightDecay
-	} else {
-		u.decay, u.l2 = 1, c.WeightDecay
-	}
-	for i, p := range o.params {
-		g := p.Grad()
-		if g == nil {
-			continue
+	for _, gr := range o.groups {
+		c := gr.cfg
+		for i := gr.first; i < gr.first+gr.n; i++ {
+			p := o.params[i]
+			g := p.Grad()
+			if g == nil {
+				continue
+			}
+			o.steps[i]++
+			t := float64(o.steps[i])
+			u := adamUpdate{
+				b1: c.Beta1, b2: c.Beta2, eps: c.Eps, amsgrad: c.AMSGrad,
+				stepSize: c.LR / (1 - math.Pow(c.Beta1, t)),
+				sqrtBC2:  math.Sqrt(1 - math.Pow(c.Beta2, t)),
+			}
+			if o.decoupled {
+				u.decay = 1 - c.LR*c.WeightDecay
+			} else {
+				u.decay, u.l2 = 1, c.WeightDecay
+			}
+			bufs := []*autograd.Tensor{o.m.get(i, p), o.v.get(i, p)}
+			if c.AMSGrad {
+				bufs = append(bufs, o.maxV.get(i, p))
+			}
+			apply(p, g, bufs, adamKernel[float32](u), adamKernel[float64](u))
 		}
-		bufs := []*autograd.Tensor{o.m.get(i, p), o.v.get(i, p)}
-		apply(p, g, bufs, adamKernel[float32](u), adamKernel[float64](u))
 	}
 	return nil
 }
 
-// adamUpdate holds the per-step constants of the Adam update.
+// adamUpdate holds one parameter's constants of one Adam update.
 type adamUpdate struct {
-	lr, b1, b2, eps   float64
+	b1, b2, eps       float64
+	amsgrad           bool
 	decay, l2         float64 // p ← p·decay (AdamW); g ← g + l2·p (Adam)
 	stepSize, sqrtBC2 float64
 }
 
+// adamKernel updates p from g with bufs = m, v and, with AMSGrad, max v.
 func adamKernel[T autograd.Float](u adamUpdate) func(p, g []T, bufs [][]T) {
 	return func(p, g []T, bufs [][]T) {
 		m, v := bufs[0], bufs[1]
@@ -128,6 +180,12 @@ func adamKernel[T autograd.Float](u adamUpdate) func(p, g []T, bufs [][]T) {
 			mj := float64(u.b1*float64(m[j])) + float64((1-u.b1)*gj)
 			vj := float64(u.b2*float64(v[j])) + float64((1-u.b2)*gj*gj)
 			m[j], v[j] = T(mj), T(vj)
+			if u.amsgrad {
+				// The maximum of the stored values, as PyTorch's
+				// torch.maximum over the buffers.
+				bufs[2][j] = max(bufs[2][j], v[j])
+				vj = float64(bufs[2][j])
+			}
 			p[j] = T(pj - float64(u.stepSize*mj)/(math.Sqrt(vj)/u.sqrtBC2+u.eps))
 		}
 	}
@@ -136,22 +194,50 @@ func adamKernel[T autograd.Float](u adamUpdate) func(p, g []T, bufs [][]T) {
 // ZeroGrad clears the parameters' gradients.
 func (o *Adam) ZeroGrad() { ZeroGrad(o.params) }
 
-// LR returns the learning rate.
-func (o *Adam) LR() float64 { return o.cfg.LR }
+// NumGroups returns the number of parameter groups.
+func (o *Adam) NumGroups() int { return len(o.groups) }
 
-// SetLR sets the learning rate used by the next Step.
-func (o *Adam) SetLR(lr float64) { o.cfg.LR = lr }
+// GroupLR returns group i's learning rate.
+func (o *Adam) GroupLR(i int) float64 { return o.groups[i].cfg.LR }
 
-// State returns the step count, learning rate and moment buffers ("m", "v").
+// SetGroupLR sets group i's learning rate for the next Step.
+func (o *Adam) SetGroupLR(i int, lr float64) { o.groups[i].cfg.LR = lr }
+
+// InitialLR returns group i's learning rate at construction.
+func (o *Adam) InitialLR(i int) float64 { return o.groups[i].initialLR }
+
+// SetGroupMomentum sets group i's beta1 for the next Step (what OneCycleLR
+// cycles, as PyTorch's betas[0]).
+func (o *Adam) SetGroupMomentum(i int, beta1 float64) { o.groups[i].cfg.Beta1 = beta1 }
+
+// State returns the per-parameter step counts, the learning rates and the
+// moment buffers ("m", "v" and, with AMSGrad, "max_v").
 func (o *Adam) State() State {
-	return State{Kind: o.kind(), Steps: o.steps, LR: o.cfg.LR,
+	s := State{Kind: o.kind(), ParamSteps: append([]int{}, o.steps...),
 		Buffers: map[string][][]float64{"m": o.m.save(), "v": o.v.save()}}
+	for _, n := range o.steps {
+		s.Steps = max(s.Steps, n)
+	}
+	for _, g := range o.groups {
+		if g.cfg.AMSGrad {
+			s.Buffers["max_v"] = o.maxV.save()
+			break
+		}
+	}
+	saveLRs(&s, o)
+	return s
 }
 
 // LoadState restores a State from State. It returns an error when s was
-// saved by another kind of optimiser or for other parameters.
+// saved by another kind of optimiser or for other parameters. A state saved
+// before step counts were per parameter (no ParamSteps) still loads: every
+// parameter that has moments takes its one count.
 func (o *Adam) LoadState(s State) error {
 	if err := checkKind(o.kind(), s); err != nil {
+		return err
+	}
+	steps, err := paramSteps(o.kind(), s, s.Buffers["m"], len(o.params))
+	if err != nil {
 		return err
 	}
 	if err := o.m.load(o.kind(), "m", s.Buffers["m"], o.params); err != nil {
@@ -160,6 +246,52 @@ func (o *Adam) LoadState(s State) error {
 	if err := o.v.load(o.kind(), "v", s.Buffers["v"], o.params); err != nil {
 		return err
 	}
-	o.steps, o.cfg.LR = s.Steps, s.LR
+	o.maxV = make(buffers, len(o.params))
+	if saved, ok := s.Buffers["max_v"]; ok {
+		if err := o.maxV.load(o.kind(), "max_v", saved, o.params); err != nil {
+			return err
+		}
+	}
+	for _, g := range o.groups {
+		for i := g.first; i < g.first+g.n; i++ {
+			if !g.cfg.AMSGrad {
+				o.maxV[i] = nil
+			} else if steps[i] > 0 && o.maxV[i] == nil {
+				return fmt.Errorf("optim: %s state has no \"max_v\" for parameter %d, which uses AMSGrad (was it saved without AMSGrad?)", o.kind(), i)
+			}
+		}
+	}
+	if err := loadLRs(o.kind(), s, o); err != nil {
+		return err
+	}
+	o.steps = steps
 	return nil
+}
+
+// paramSteps returns the per-parameter step counts of s for n parameters,
+// whose first-moment buffers are first: s.ParamSteps, or for an older state
+// without them s.Steps for each parameter with a buffer and 0 for the
+// others (which had never had a gradient).
+func paramSteps(kind string, s State, first [][]float64, n int) ([]int, error) {
+	steps := make([]int, n)
+	if s.ParamSteps == nil {
+		for i := range min(n, len(first)) {
+			if first[i] != nil {
+				steps[i] = s.Steps
+			}
+		}
+		return steps, nil
+	}
+	if len(s.ParamSteps) != n {
+		return nil, fmt.Errorf("optim: %s state has step counts for %d parameters; the optimiser has %d (was it saved for another model?)", kind, len(s.ParamSteps), n)
+	}
+	for i, k := range s.ParamSteps {
+		if k < 0 {
+			return nil, fmt.Errorf("optim: %s state has a negative step count %d for parameter %d", kind, k, i)
+		}
+		if k > 0 && (i >= len(first) || first[i] == nil) {
+			return nil, fmt.Errorf("optim: %s state has %d steps but no moments for parameter %d; the state is damaged", kind, k, i)
+		}
+	}
+	return append(steps[:0], s.ParamSteps...), nil
 }

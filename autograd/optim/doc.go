@@ -5,17 +5,24 @@
 //
 // # Conventions
 //
-// An optimiser holds the parameter slice it was built with and updates the
-// parameters' data in place in Step; parameters whose Grad is nil are
-// skipped, as in PyTorch. Parameters may be float32 or float64; the update
-// arithmetic runs in float64 and each kernel is written once over
-// autograd.Float. State returns everything Step depends on besides the
-// parameters (step count, moment buffers) in a form encoding/json can save,
-// and LoadState restores it, returning an error when it does not fit the
-// parameters.
+// An optimiser holds the parameters it was built with, in one or more
+// parameter groups (PyTorch's param_groups), each with a whole config of its
+// own, and updates the parameters' data in place in Step; parameters whose
+// Grad is nil are skipped entirely, as in PyTorch (Adam's step count is per
+// parameter and advances only with a gradient). Parameters may be float32
+// or float64; the update arithmetic runs in float64 and each kernel is
+// written once over autograd.Float. State returns everything Step depends
+// on besides the parameters and the configs (step counts, learning rates,
+// moment buffers) in a form encoding/json can save, and LoadState restores
+// it, returning an error when it does not fit the parameters.
 //
-// Schedules are pure functions from a step (or epoch) count to a learning
-// rate; set it with SetLR before each Step.
+// Config fields are used exactly as given: zero is zero (Adam's beta1 = 0,
+// beta2 = 0 and eps = 0 are legal). DefaultAdam, DefaultAdamW and
+// NewOneCycleLR return PyTorch's defaults to start from.
+//
+// Schedules are pure functions from a group's initial learning rate and a
+// step (or epoch) count to its learning rate; SetLR applies one to every
+// group before each Step, as a PyTorch scheduler's step().
 //
 // Constructors panic on invalid hyper-parameters (a programmer error).
 package optim

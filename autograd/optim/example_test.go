@@ -10,7 +10,9 @@ import (
 // Minimise (w - 3)² with AdamW, clipping each gradient element to ±1.
 func ExampleNewAdamW() {
 	w := autograd.Scalar64(0).SetRequiresGrad(true)
-	opt := optim.NewAdamW([]*autograd.Tensor{w}, optim.AdamWConfig{LR: 0.1})
+	cfg := optim.DefaultAdamW()
+	cfg.LR = 0.1
+	opt := optim.NewAdamW([]*autograd.Tensor{w}, cfg)
 	for range 500 {
 		opt.ZeroGrad()
 		loss := autograd.Square(autograd.SubScalar(w, 3))

@@ -14,21 +14,69 @@ type Optimizer interface {
 	ZeroGrad()
 }
 
-// LRSetter is an optimiser whose learning rate a schedule can change.
+// LRSetter is an optimiser whose learning rates a schedule can set: one
+// per parameter group, as torch.optim's param_groups[i]["lr"].
 type LRSetter interface {
-	LR() float64
-	SetLR(lr float64)
+	NumGroups() int
+	GroupLR(group int) float64
+	SetGroupLR(group int, lr float64)
+	// InitialLR is the group's learning rate when the optimiser was built
+	// (PyTorch's initial_lr), from which schedules scale.
+	InitialLR(group int) float64
 }
 
-// State is an optimiser's saveable state: its kind, the number of steps
-// taken, the current learning rate, and named per-parameter buffers
-// (Buffers[name][i] belongs to parameter i; nil before the first step).
-// Float32 values convert to float64 and back exactly.
+// MomentumSetter is an optimiser whose momentum a schedule can set (SGD's
+// momentum, Adam's beta1), as OneCycleLR's cycle_momentum does.
+type MomentumSetter interface {
+	SetGroupMomentum(group int, momentum float64)
+}
+
+// State is an optimiser's saveable state: its kind, step counts, learning
+// rates, and named per-parameter buffers (Buffers[name][i] belongs to
+// parameter i, counting the groups' parameters in order; nil before the
+// parameter's first step). Float32 values convert to float64 and back
+// exactly.
 type State struct {
-	Kind    string                 `json:"kind"`
-	Steps   int                    `json:"steps"`
-	LR      float64                `json:"lr"`
-	Buffers map[string][][]float64 `json:"buffers"`
+	Kind string `json:"kind"`
+	// Steps is the number of Steps taken (SGD), or for Adam the largest
+	// per-parameter count. Adam states written before step counts were per
+	// parameter hold only this one count.
+	Steps int `json:"steps"`
+	// ParamSteps is Adam's step count of each parameter (PyTorch's
+	// state[p]["step"]).
+	ParamSteps []int `json:"param_steps,omitempty"`
+	// LR is the first group's learning rate; GroupLRs holds every group's
+	// when there is more than one.
+	LR       float64                `json:"lr"`
+	GroupLRs []float64              `json:"group_lrs,omitempty"`
+	Buffers  map[string][][]float64 `json:"buffers"`
+}
+
+// saveLRs stores o's learning rates in s.
+func saveLRs(s *State, o LRSetter) {
+	s.LR = o.GroupLR(0)
+	if o.NumGroups() > 1 {
+		for i := range o.NumGroups() {
+			s.GroupLRs = append(s.GroupLRs, o.GroupLR(i))
+		}
+	}
+}
+
+// loadLRs sets o's learning rates from s, or returns an error when s holds
+// another number of groups.
+func loadLRs(kind string, s State, o LRSetter) error {
+	n := o.NumGroups()
+	switch {
+	case n == 1 && len(s.GroupLRs) <= 1:
+		o.SetGroupLR(0, s.LR)
+	case len(s.GroupLRs) == n:
+		for i, lr := range s.GroupLRs {
+			o.SetGroupLR(i, lr)
+		}
+	default:
+		return fmt.Errorf("optim: %s state has learning rates for %d parameter groups; the optimiser has %d", kind, max(len(s.GroupLRs), 1), n)
+	}
+	return nil
 }
 
 // ZeroGrad clears the gradient of every parameter.

@@ -6,7 +6,10 @@ import (
 	"github.com/dlca/dlca/autograd"
 )
 
-// SGDConfig holds SGD's hyper-parameters, as torch.optim.SGD.
+// SGDConfig holds SGD's hyper-parameters, as the keyword arguments of
+// torch.optim.SGD (lr, momentum, dampening, nesterov, weight_decay). Every
+// field is used as given, and the zero value of each is PyTorch's default
+// (lr has none in PyTorch: set it).
 type SGDConfig struct {
 	LR          float64
 	Momentum    float64
@@ -15,46 +18,81 @@ type SGDConfig struct {
 	WeightDecay float64
 }
 
+// SGDGroup is a parameter group with its own hyper-parameters, as one dict
+// of torch.optim.SGD's params argument.
+type SGDGroup struct {
+	Params []*autograd.Tensor
+	SGDConfig
+}
+
 // SGD is stochastic gradient descent with optional momentum (heavy-ball or
-// Nesterov) and L2 weight decay:
+// Nesterov) and L2 weight decay, as torch.optim.SGD:
 //
 //	g ← g + wd·p
 //	b ← g on the first step, else μ·b + (1-dampening)·g
 //	g ← g + μ·b (Nesterov) or b (otherwise)
 //	p ← p - lr·g
 type SGD struct {
-	cfg      SGDConfig
-	params   []*autograd.Tensor
+	groups   []sgdGroup
+	params   []*autograd.Tensor // every group's, in order
 	momentum buffers
 	steps    int
+}
+
+// sgdGroup is a group with its running hyper-parameters and the learning
+// rate it was built with (PyTorch's initial_lr).
+type sgdGroup struct {
+	cfg       SGDConfig
+	initialLR float64
+	first, n  int // its parameters are params[first : first+n]
 }
 
 // NewSGD returns an SGD optimiser over params. It panics on a negative
 // learning rate, momentum or weight decay, or on Nesterov without momentum.
 func NewSGD(params []*autograd.Tensor, cfg SGDConfig) *SGD {
-	if cfg.LR < 0 || cfg.Momentum < 0 || cfg.WeightDecay < 0 {
-		panic(fmt.Sprintf("optim: NewSGD: invalid config %+v", cfg))
+	return NewSGDGroups([]SGDGroup{{Params: params, SGDConfig: cfg}})
+}
+
+// NewSGDGroups returns SGD over parameter groups, each with its own
+// hyper-parameters, as torch.optim.SGD([{"params": ..., "lr": ...}, ...]).
+// It panics like NewSGD, and on no groups.
+func NewSGDGroups(groups []SGDGroup) *SGD {
+	if len(groups) == 0 {
+		panic("optim: NewSGDGroups: no parameter groups")
 	}
-	if cfg.Nesterov && (cfg.Momentum <= 0 || cfg.Dampening != 0) {
-		panic("optim: NewSGD: Nesterov momentum requires Momentum > 0 and Dampening = 0")
+	o := &SGD{}
+	for _, g := range groups {
+		c := g.SGDConfig
+		if !(c.LR >= 0 && c.Momentum >= 0 && c.WeightDecay >= 0) {
+			panic(fmt.Sprintf("optim: NewSGD: invalid config %+v", c))
+		}
+		if c.Nesterov && (c.Momentum <= 0 || c.Dampening != 0) {
+			panic("optim: NewSGD: Nesterov momentum requires Momentum > 0 and Dampening = 0")
+		}
+		o.groups = append(o.groups, sgdGroup{cfg: c, initialLR: c.LR, first: len(o.params), n: len(g.Params)})
+		o.params = append(o.params, g.Params...)
 	}
-	return &SGD{cfg: cfg, params: params, momentum: make(buffers, len(params))}
+	o.momentum = make(buffers, len(o.params))
+	return o
 }
 
 // Step updates every parameter that has a gradient.
 func (o *SGD) Step() error {
-	c := o.cfg
-	for i, p := range o.params {
-		g := p.Grad()
-		if g == nil {
-			continue
+	for _, gr := range o.groups {
+		c := gr.cfg
+		for i := gr.first; i < gr.first+gr.n; i++ {
+			p := o.params[i]
+			g := p.Grad()
+			if g == nil {
+				continue
+			}
+			var bufs []*autograd.Tensor
+			first := o.momentum[i] == nil
+			if c.Momentum != 0 {
+				bufs = append(bufs, o.momentum.get(i, p))
+			}
+			apply(p, g, bufs, sgdKernel[float32](c, first), sgdKernel[float64](c, first))
 		}
-		var bufs []*autograd.Tensor
-		first := o.momentum[i] == nil
-		if c.Momentum != 0 {
-			bufs = append(bufs, o.momentum.get(i, p))
-		}
-		apply(p, g, bufs, sgdKernel[float32](c, first), sgdKernel[float64](c, first))
 	}
 	o.steps++
 	return nil
@@ -84,15 +122,27 @@ func sgdKernel[T autograd.Float](c SGDConfig, first bool) func(p, g []T, bufs []
 // ZeroGrad clears the parameters' gradients.
 func (o *SGD) ZeroGrad() { ZeroGrad(o.params) }
 
-// LR returns the learning rate.
-func (o *SGD) LR() float64 { return o.cfg.LR }
+// NumGroups returns the number of parameter groups.
+func (o *SGD) NumGroups() int { return len(o.groups) }
 
-// SetLR sets the learning rate used by the next Step.
-func (o *SGD) SetLR(lr float64) { o.cfg.LR = lr }
+// GroupLR returns group i's learning rate.
+func (o *SGD) GroupLR(i int) float64 { return o.groups[i].cfg.LR }
 
-// State returns the step count, learning rate and momentum buffers.
+// SetGroupLR sets group i's learning rate for the next Step.
+func (o *SGD) SetGroupLR(i int, lr float64) { o.groups[i].cfg.LR = lr }
+
+// InitialLR returns group i's learning rate at construction.
+func (o *SGD) InitialLR(i int) float64 { return o.groups[i].initialLR }
+
+// SetGroupMomentum sets group i's momentum for the next Step (what
+// OneCycleLR cycles).
+func (o *SGD) SetGroupMomentum(i int, momentum float64) { o.groups[i].cfg.Momentum = momentum }
+
+// State returns the step count, learning rates and momentum buffers.
 func (o *SGD) State() State {
-	return State{Kind: "sgd", Steps: o.steps, LR: o.cfg.LR, Buffers: map[string][][]float64{"momentum": o.momentum.save()}}
+	s := State{Kind: "sgd", Steps: o.steps, Buffers: map[string][][]float64{"momentum": o.momentum.save()}}
+	saveLRs(&s, o)
+	return s
 }
 
 // LoadState restores a State from State. It returns an error when s was
@@ -104,6 +154,9 @@ func (o *SGD) LoadState(s State) error {
 	if err := o.momentum.load("sgd", "momentum", s.Buffers["momentum"], o.params); err != nil {
 		return err
 	}
-	o.steps, o.cfg.LR = s.Steps, s.LR
+	if err := loadLRs("sgd", s, o); err != nil {
+		return err
+	}
+	o.steps = s.Steps
 	return nil
 }

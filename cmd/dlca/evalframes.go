@@ -33,10 +33,8 @@ func evalRollout(ctx context.Context, m *dlca.Model, init *autograd.Tensor, step
 			}
 		}
 		show(init)
-		autograd.NoGrad(func() {
-			final = dlca.BitsOf(m.Rollout(init, steps, dlca.RolloutOptions{Async: async, Seed: seed, Stop: stop,
-				After: func(_ int, s *autograd.Tensor) *autograd.Tensor { show(s); return s }}))
-		})
+		final = dlca.BitsOf(m.Rollout(init.NoGrad(), steps, dlca.RolloutOptions{Async: async, Seed: seed, Stop: stop,
+			After: func(_ int, s *autograd.Tensor) *autograd.Tensor { show(s); return s }}))
 	} else {
 		show := func(s *dlca.Bits) {
 			if frame != nil && err == nil {

@@ -85,9 +85,7 @@ func TestEvalGIFMatchesWholeAnimation(t *testing.T) {
 					frames = append(frames, f)
 				}
 				record(init)
-				autograd.NoGrad(func() {
-					m.Rollout(init, steps, dlca.RolloutOptions{Seed: seed, After: func(_ int, s *autograd.Tensor) *autograd.Tensor { record(s); return s }})
-				})
+				m.Rollout(init.NoGrad(), steps, dlca.RolloutOptions{Seed: seed, After: func(_ int, s *autograd.Tensor) *autograd.Tensor { record(s); return s }})
 			} else {
 				b := dlca.BitsOf(init)
 				frames = append(frames, frameOf(b, 0, c))

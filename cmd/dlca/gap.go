@@ -81,8 +81,7 @@ func writeDrift(ctx context.Context, w io.Writer, e *experiments.Experiment, m *
 	fireSeed := rng.Uint64()
 	c := m.Config.Channels
 	n := len(b.Init) / (b.Height * b.Width * c)
-	var soft *autograd.Tensor
-	autograd.NoGrad(func() { soft = autograd.Cast(autograd.New(b.Init, n, b.Height, b.Width, c), m.DType()) })
+	soft := autograd.Cast(autograd.New(b.Init, n, b.Height, b.Width, c), m.DType()).NoGrad()
 	bits := dlca.BitsOf(soft)
 	circuit := m.Circuit()
 	var masks *dlca.FireMasks
@@ -99,7 +98,7 @@ func writeDrift(ctx context.Context, w io.Writer, e *experiments.Experiment, m *
 		if masks != nil {
 			fire = masks.Next(bits.Cells())
 		}
-		autograd.NoGrad(func() { soft = m.Step(soft, fire) })
+		soft = m.Step(soft, fire)
 		next := dlca.NewBits(n, b.Height, b.Width, c)
 		circuit.Step(next, bits, fire)
 		bits = next

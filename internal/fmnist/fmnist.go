@@ -79,10 +79,12 @@ func Input(s *idx.Set, indices []int) (*autograd.Tensor, []int) {
 // every epoch, the learning rate following a cosine from cfg.LR to 0. After each epoch it calls report, if not nil, with the epoch
 // (from 1) and the mean training loss.
 func Train(m nn.Module, train *idx.Set, cfg Config, report func(epoch int, loss float64)) error {
-	opt := optim.NewAdam(m.Parameters(), optim.AdamConfig{LR: cfg.LR})
+	adam := optim.DefaultAdam()
+	adam.LR = cfg.LR
+	opt := optim.NewAdam(m.Parameters(), adam)
 	rng := rand.New(rand.NewPCG(cfg.Seed, 1))
 	perEpoch := (train.Len() + cfg.Batch - 1) / cfg.Batch
-	schedule := optim.CosineAnnealingLR{Base: cfg.LR, TMax: cfg.Epochs * perEpoch}
+	schedule := optim.CosineAnnealingLR{TMax: cfg.Epochs * perEpoch}
 	step := 0
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
 		perm := rng.Perm(train.Len())
@@ -113,22 +115,20 @@ func Train(m nn.Module, train *idx.Set, cfg Config, report func(epoch int, loss 
 // Accuracy returns the fraction of s that m classifies correctly,
 // evaluated without recording a graph.
 func Accuracy(m nn.Module, s *idx.Set) float64 {
+	const batch = 1000
 	correct := 0
-	autograd.NoGrad(func() {
-		const batch = 1000
-		all := make([]int, s.Len())
-		for i := range all {
-			all[i] = i
-		}
-		for lo := 0; lo < len(all); lo += batch {
-			x, y := Input(s, all[lo:min(lo+batch, len(all))])
-			pred := autograd.ArgMax(m.Forward(x), 1)
-			for i, p := range pred {
-				if p == y[i] {
-					correct++
-				}
+	all := make([]int, s.Len())
+	for i := range all {
+		all[i] = i
+	}
+	for lo := 0; lo < len(all); lo += batch {
+		x, y := Input(s, all[lo:min(lo+batch, len(all))])
+		pred := autograd.ArgMax(m.Forward(x.NoGrad()), 1)
+		for i, p := range pred {
+			if p == y[i] {
+				correct++
 			}
 		}
-	})
+	}
 	return float64(correct) / float64(max(s.Len(), 1))
 }

@@ -87,7 +87,7 @@ func benchStep(b *testing.B, m nn.Module) {
 		all[i] = i
 	}
 	x, y := Input(data, all)
-	opt := optim.NewAdam(m.Parameters(), optim.AdamConfig{})
+	opt := optim.NewAdam(m.Parameters(), optim.DefaultAdam())
 	for b.Loop() {
 		opt.ZeroGrad()
 		if err := nn.CrossEntropyLoss(m.Forward(x), y, nn.ReduceMean).Backward(); err != nil {

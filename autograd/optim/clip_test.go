@@ -1,0 +1,62 @@
+package optim
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dlca/dlca/autograd"
+)
+
+// TestClipGradNorm: gradients (3, -4) and (12) have joint norms
+// L2 √(9+16+144) = 13, L1 19, L∞ 12 and L3 (27+64+1728)^(1/3); clipping to
+// 1 scales them by 1/(norm+1e-6), as torch.nn.utils.clip_grad_norm_.
+func TestClipGradNorm(t *testing.T) {
+	cases := []struct {
+		normType, norm float64
+	}{
+		{2, 13},
+		{1, 19},
+		{math.Inf(1), 12},
+		{3, math.Cbrt(1819)},
+		{0.5, math.Pow(math.Sqrt(3)+2+math.Sqrt(12), 2)},
+	}
+	for _, c := range cases {
+		a, b := param([]float64{0, 0}, []float64{3, -4}), param([]float64{0}, []float64{12})
+		none := autograd.New64([]float64{0}, 1).SetRequiresGrad(true) // no gradient: skipped
+		norm, err := ClipGradNorm([]*autograd.Tensor{a, none, b}, 1, c.normType)
+		if err != nil {
+			t.Fatal(err)
+		}
+		near(t, "norm", norm, c.norm, 1e-12)
+		coef := 1 / (c.norm + 1e-6)
+		near(t, "a0", a.Grad().At(0), 3*coef, 1e-15)
+		near(t, "a1", a.Grad().At(1), -4*coef, 1e-15)
+		near(t, "b", b.Grad().At(0), 12*coef, 1e-15)
+		// Now below the limit: nothing changes.
+		before := a.Grad().At(0)
+		if n, err := ClipGradNorm([]*autograd.Tensor{a, b}, 10, c.normType); err != nil || math.Abs(n-1) > 1e-6 || a.Grad().At(0) != before {
+			t.Fatalf("p=%v: clipping below the limit: norm %v, err %v, a %v", c.normType, n, err, a.Grad().At(0))
+		}
+	}
+}
+
+// TestClipGradNormNonFinite: a NaN or infinite gradient gives an error
+// naming the norm, and leaves the gradients as they were.
+func TestClipGradNormNonFinite(t *testing.T) {
+	for _, bad := range []float64{math.NaN(), math.Inf(-1)} {
+		for _, normType := range []float64{2, 1, math.Inf(1)} {
+			a := param([]float64{0, 0}, []float64{bad, 5})
+			norm, err := ClipGradNorm([]*autograd.Tensor{a}, 1, normType)
+			if err == nil || !strings.Contains(err.Error(), "norm of order") {
+				t.Fatalf("gradient %v, p=%v: err %v, want an error naming the norm", bad, normType, err)
+			}
+			if !math.IsNaN(norm) && !math.IsInf(norm, 1) {
+				t.Fatalf("gradient %v, p=%v: norm %v, want NaN or +Inf", bad, normType, norm)
+			}
+			if a.Grad().At(1) != 5 {
+				t.Fatalf("gradients changed after the error: %v", a.Grad().At(1))
+			}
+		}
+	}
+}
