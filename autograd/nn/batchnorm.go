@@ -99,8 +99,8 @@ func (b *BatchNorm) Forward(x *autograd.Tensor) *autograd.Tensor {
 	if !b.Training && b.RunningMean != nil {
 		shape := channelShape(b.features, x.Dim())
 		mean := autograd.Reshape(b.RunningMean.Detach(), shape...)
-		std := autograd.Sqrt(autograd.AddScalar(autograd.Reshape(b.RunningVar.Detach(), shape...), b.Config.Eps))
-		return affineChannels(autograd.Div(autograd.Sub(x, mean), std), b.Weight, b.Bias)
+		rstd := autograd.PowScalar(autograd.AddScalar(autograd.Reshape(b.RunningVar.Detach(), shape...), b.Config.Eps), -0.5)
+		return affineChannels(autograd.Mul(autograd.Sub(x, mean), rstd), b.Weight, b.Bias)
 	}
 	count := x.Len() / b.features
 	if b.Training && count <= 1 {

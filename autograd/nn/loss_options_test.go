@@ -230,31 +230,37 @@ func TestClassLossReference(t *testing.T) {
 	}
 }
 
-// TestClassLossGradients checks the class losses under every option and
-// reduction by finite differences (soft targets: through the targets too).
-func TestClassLossGradients(t *testing.T) {
-	rng := rand.New(rand.NewPCG(21, 21))
+// forClassLosses calls check with each class loss (cross-entropy; NLL
+// without label smoothing; soft-target cross-entropy, through the targets
+// too, without Ignore) under every case of classCases and every reduction.
+func forClassLosses(seed uint64, check func(name string, f func([]*autograd.Tensor) *autograd.Tensor, in ...*autograd.Tensor)) {
+	rng := rand.New(rand.NewPCG(seed, seed))
 	for _, c := range classCases() {
 		x := uniform(rng, -3, 3, c.shape...)
 		p := autograd.Softmax(uniform(rng, -1, 1, c.shape...), 1)
 		for _, r := range reductions() {
 			o := c.opts
 			o.Reduction = r
-			check := func(what string, f func([]*autograd.Tensor) *autograd.Tensor, in ...*autograd.Tensor) {
-				t.Helper()
-				if err := autograd.CheckGrad(f, in, 1e-6, 1e-6); err != nil {
-					t.Fatalf("%s %s (reduction %d): %v", c.name, what, r, err)
-				}
-			}
-			check("CE", func(in []*autograd.Tensor) *autograd.Tensor { return CrossEntropyLossWith(in[0], c.targets, o) }, x)
+			name := c.name + " " + [...]string{"mean", "sum", "none"}[r]
+			check(name+" CE", func(in []*autograd.Tensor) *autograd.Tensor { return CrossEntropyLossWith(in[0], c.targets, o) }, x)
 			if o.LabelSmoothing == 0 {
-				check("NLL", func(in []*autograd.Tensor) *autograd.Tensor { return NLLLossWith(in[0], c.targets, o) }, x)
+				check(name+" NLL", func(in []*autograd.Tensor) *autograd.Tensor { return NLLLossWith(in[0], c.targets, o) }, x)
 			}
 			if !o.Ignore {
-				check("soft CE", func(in []*autograd.Tensor) *autograd.Tensor { return CrossEntropyLossProbs(in[0], in[1], o) }, x, p)
+				check(name+" soft CE", func(in []*autograd.Tensor) *autograd.Tensor { return CrossEntropyLossProbs(in[0], in[1], o) }, x, p)
 			}
 		}
 	}
+}
+
+// TestClassLossGradients checks the class losses under every option and
+// reduction by finite differences.
+func TestClassLossGradients(t *testing.T) {
+	forClassLosses(21, func(name string, f func([]*autograd.Tensor) *autograd.Tensor, in ...*autograd.Tensor) {
+		if err := autograd.CheckGrad(f, in, 1e-6, 1e-6); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	})
 }
 
 // TestBinaryLossValues checks BCE with weight, BCE-with-logits with weight
@@ -307,32 +313,47 @@ func TestBinaryLossReference(t *testing.T) {
 	near(t, "BCE", BCELossWith(p, tgt, BinaryOptions{Weight: w, Reduction: ReduceNone}).Float64s(), bce, 1e-12)
 }
 
-// TestBinaryLossGradients checks BCE with weight, BCE-with-logits with
-// weight and pos_weight, and SmoothL1, by finite differences (through the
-// targets and pos_weight too).
-func TestBinaryLossGradients(t *testing.T) {
-	rng := rand.New(rand.NewPCG(23, 23))
+// lossCase is one regression or binary loss with inputs for the gradient
+// checks; core names the core elementwise ops on its gradient's path.
+type lossCase struct {
+	name string
+	core []string
+	in   []*autograd.Tensor
+	f    func(x []*autograd.Tensor, r Reduction) *autograd.Tensor
+}
+
+// lossCases covers the regression losses, BCE with weight and BCE-with-logits
+// with weight and pos_weight (through the targets and weights too).
+func lossCases(seed uint64) []lossCase {
+	rng := rand.New(rand.NewPCG(seed, seed))
 	x, tgt := uniform(rng, -4, 4, 3, 4), uniform(rng, 0, 1, 3, 4)
 	p := uniform(rng, 0.05, 0.95, 3, 4)
 	w, pw := uniform(rng, 0.5, 2, 4), uniform(rng, 0.5, 3, 4)
-	// d away from ±beta = ±0.5 (the kink of the second derivative only).
+	// d away from the kinks at 0 and ±1 (Huber) and ±0.5 (SmoothL1 beta).
 	d := autograd.New64([]float64{0.1, -0.3, 2, -3, 0.7, -0.05}, 2, 3)
-	cases := []struct {
-		name string
-		in   []*autograd.Tensor
-		f    func(x []*autograd.Tensor, r Reduction) *autograd.Tensor
-	}{
-		{"BCE weight", []*autograd.Tensor{p, tgt, w}, func(x []*autograd.Tensor, r Reduction) *autograd.Tensor {
+	dz := []*autograd.Tensor{d, autograd.ZerosLike(d)}
+	return []lossCase{
+		{"MSE", nil, dz, func(x []*autograd.Tensor, r Reduction) *autograd.Tensor { return MSELoss(x[0], x[1], r) }},
+		{"L1 squared", []string{"Abs"}, dz, func(x []*autograd.Tensor, r Reduction) *autograd.Tensor {
+			return autograd.Square(L1Loss(x[0], x[1], r))
+		}},
+		{"Huber", []string{"Abs"}, dz, func(x []*autograd.Tensor, r Reduction) *autograd.Tensor { return HuberLoss(x[0], x[1], 1, r) }},
+		{"SmoothL1", []string{"Abs"}, dz, func(x []*autograd.Tensor, r Reduction) *autograd.Tensor { return SmoothL1Loss(x[0], x[1], 0.5, r) }},
+		{"BCE", []string{"Log", "Clamp"}, []*autograd.Tensor{p, tgt}, func(x []*autograd.Tensor, r Reduction) *autograd.Tensor { return BCELoss(x[0], x[1], r) }},
+		{"BCE weight", []string{"Log", "Clamp"}, []*autograd.Tensor{p, tgt, w}, func(x []*autograd.Tensor, r Reduction) *autograd.Tensor {
 			return BCELossWith(x[0], x[1], BinaryOptions{Weight: x[2], Reduction: r})
 		}},
-		{"BCEWithLogits weight pos_weight", []*autograd.Tensor{x, tgt, w, pw}, func(x []*autograd.Tensor, r Reduction) *autograd.Tensor {
+		{"BCEWithLogits", []string{"Softplus"}, []*autograd.Tensor{x, tgt}, func(x []*autograd.Tensor, r Reduction) *autograd.Tensor { return BCEWithLogitsLoss(x[0], x[1], r) }},
+		{"BCEWithLogits weight pos_weight", []string{"Softplus"}, []*autograd.Tensor{x, tgt, w, pw}, func(x []*autograd.Tensor, r Reduction) *autograd.Tensor {
 			return BCEWithLogitsLossWith(x[0], x[1], BinaryOptions{Weight: x[2], PosWeight: x[3], Reduction: r})
 		}},
-		{"SmoothL1", []*autograd.Tensor{d, autograd.ZerosLike(d)}, func(x []*autograd.Tensor, r Reduction) *autograd.Tensor {
-			return SmoothL1Loss(x[0], x[1], 0.5, r)
-		}},
 	}
-	for _, c := range cases {
+}
+
+// TestBinaryLossGradients checks lossCases, every reduction, by finite
+// differences.
+func TestBinaryLossGradients(t *testing.T) {
+	for _, c := range lossCases(23) {
 		for _, r := range reductions() {
 			f := func(x []*autograd.Tensor) *autograd.Tensor { return c.f(x, r) }
 			if err := autograd.CheckGrad(f, c.in, 1e-6, 1e-6); err != nil {

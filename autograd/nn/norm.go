@@ -19,7 +19,10 @@ func normalize(x *autograd.Tensor, eps float64, axes ...int) (y, mean, variance 
 	mean = autograd.Mean(x, true, axes...)
 	dev := autograd.Sub(x, mean)
 	variance = autograd.Mean(autograd.Square(dev), true, axes...)
-	return autograd.Div(dev, autograd.Sqrt(autograd.AddScalar(variance, eps))), mean, variance
+	// (var + eps)^-½, PyTorch's rstd, through PowScalar, whose backward is
+	// differentiable again.
+	rstd := autograd.PowScalar(autograd.AddScalar(variance, eps), -0.5)
+	return autograd.Mul(dev, rstd), mean, variance
 }
 
 // channelShape returns the shape [1, c, 1, ...] of rank dims, which
