@@ -294,3 +294,26 @@ func TestLayerBadInput(t *testing.T) {
 		mustPanic(t, c.name, c.f, c.parts...)
 	}
 }
+
+// TestFloat32Layers: the layers and weighted losses run in float32 and agree
+// with float64 to float32 precision, gradients included.
+func TestFloat32Layers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 35))
+	x64 := uniform(rng, -2, 2, 3, 4, 2, 2)
+	run := func(dt autograd.DType) (out, grad []float64) {
+		x := autograd.Cast(x64, dt).Detach().SetRequiresGrad(true)
+		h := NewBatchNorm2d(4, DefaultBatchNorm(), dt).Forward(x)
+		h = NewGroupNorm(2, 4, 1e-5, true, dt).Forward(h)
+		h = NewLayerNorm([]int{2, 2}, 1e-5, true, dt).Forward(h)
+		w := autograd.Cast(vec(1, 2, 0.5, 1), dt)
+		loss := CrossEntropyLossWith(h, []int{0, 1, 2, 3, 0, 1, 2, 3, 3, 2, 1, 0}, ClassOptions{Weight: w, LabelSmoothing: 0.1, Ignore: true, IgnoreIndex: 3})
+		if err := loss.Backward(); err != nil {
+			t.Fatal(err)
+		}
+		return loss.Float64s(), x.Grad().Float64s()
+	}
+	out64, grad64 := run(autograd.Float64)
+	out32, grad32 := run(autograd.Float32)
+	near(t, "loss", out32, out64, 1e-5)
+	near(t, "gradient", grad32, grad64, 1e-4)
+}
