@@ -59,14 +59,16 @@ func Pow(a, b *Tensor) *Tensor {
 	})
 }
 
-// Maximum returns the elementwise maximum of a and b. Where they are equal
-// the gradient is split evenly between them, as in PyTorch.
+// Maximum returns the elementwise maximum of a and b, as torch.maximum: a
+// NaN in either operand gives NaN. Where they are equal the gradient is
+// split evenly between them; where either is NaN both get the whole
+// gradient (PyTorch's rule: a's share is masked only where a < b).
 func Maximum(a, b *Tensor) *Tensor {
 	return extremum("Maximum", a, b, 1)
 }
 
-// Minimum returns the elementwise minimum of a and b, splitting the gradient
-// evenly on ties.
+// Minimum returns the elementwise minimum of a and b, as torch.minimum, with
+// Maximum's rules for ties and NaN.
 func Minimum(a, b *Tensor) *Tensor {
 	return extremum("Minimum", a, b, -1)
 }
@@ -80,17 +82,21 @@ func extremum(op string, a, b *Tensor, sign float64) *Tensor {
 		return y
 	})
 	return Record(op, out, []*Tensor{a, b}, func(g *Tensor) []*Tensor {
-		// share is the fraction of the gradient that goes to a.
-		share := mapBinary(op, a, b, func(x, y float64) float64 {
+		// share(x, y) is the fraction of the gradient that goes to x:
+		// PyTorch's where(x == y, g/2, g).masked_fill(x loses, 0), so
+		// comparisons with NaN, all false, give 1 to both operands.
+		share := func(x, y float64) float64 {
 			switch {
 			case x == y:
 				return 0.5
-			case sign*(x-y) > 0:
-				return 1
+			case sign*(y-x) > 0:
+				return 0
 			}
-			return 0
-		})
-		return []*Tensor{sumTo(Mul(g, share), a.shape), sumTo(Mul(g, RSubScalar(share, 1)), b.shape)}
+			return 1
+		}
+		shareA := mapBinary(op, a, b, share)
+		shareB := mapBinary(op, b, a, share)
+		return []*Tensor{sumTo(Mul(g, shareA), a.shape), sumTo(Mul(g, shareB), b.shape)}
 	})
 }
 

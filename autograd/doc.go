@@ -48,8 +48,9 @@
 //
 // Element loops are written once over the Float type parameter and
 // instantiated for float32 and float64. Add, Sub, Mul and Div compute in the
-// tensor's own type; other elementwise functions and their derivatives are
-// defined once in float64 and converted on the way in and out.
+// tensor's own type; other elementwise functions are defined once in
+// float64 and converted on the way in and out, and their derivatives are
+// compositions of tensor ops, so that they can be differentiated again.
 // Matrix products go through gonum's BLAS Gemm (blas32/blas64), and
 // convolutions are im2col followed by Gemm. Loops over more than about 32K
 // elements are split into one contiguous chunk per CPU; every output element
@@ -65,7 +66,12 @@
 // Ops compute what the math gives in IEEE arithmetic and say so where it
 // matters: Log(0) = -Inf with gradient +Inf, Sqrt(0) = 0 with gradient +Inf,
 // Relu'(0) = 0, Abs'(0) = 0, the rounding ops have gradient 0, Max and Min
-// split the gradient evenly among ties, Softmax and LogSoftmax shift by the
+// split the gradient evenly among ties (torch.amax's rule; MaxDim and MinDim
+// send it to the returned index, as torch.max(t, dim)), Std and the 2-norm
+// have gradient 0 where they are 0, Prod's and Cumprod's gradients are exact
+// with zeros in the input, and at NaN inputs gradients follow PyTorch: Relu
+// passes the gradient, Abs gives NaN, Maximum and Minimum give both operands
+// the whole gradient. Softmax and LogSoftmax shift by the
 // maximum so huge logits stay finite, and Div's gradient stays finite (and
 // exactly 0 for a zero numerator) when the divisor's square underflows.
 // The mean of no elements is NaN and the sum of none is 0; Max of an empty

@@ -40,7 +40,9 @@ func Mean(t *Tensor, keepdim bool, axes ...int) *Tensor {
 
 // Var returns the variance over axes with the given correction (Bessel's
 // correction is 1, PyTorch's default; 0 gives the population variance):
-// sum((t - mean)²) / (n - correction).
+// sum((t - mean)²) / max(0, n - correction), as torch.var(t, axes,
+// correction=correction, keepdim=keepdim): with no degrees of freedom left
+// the result is Inf, or NaN where every deviation is 0.
 func Var(t *Tensor, correction int, keepdim bool, axes ...int) *Tensor {
 	ax := reduceAxes("Var", t, axes)
 	n := 1
@@ -48,18 +50,60 @@ func Var(t *Tensor, correction int, keepdim bool, axes ...int) *Tensor {
 		n *= t.shape[a]
 	}
 	dev := Sub(t, Mean(t, true, ax...))
-	return DivScalar(Sum(Square(dev), keepdim, ax...), float64(n-correction))
+	return DivScalar(Sum(Square(dev), keepdim, ax...), float64(max(0, n-correction)))
 }
 
-// Max returns the maximum over axes. The gradient goes to the elements equal
-// to the maximum, split evenly among ties. It panics when a reduced axis is
-// empty.
+// Std returns the standard deviation over axes, the square root of Var with
+// the same correction, as torch.std(t, axes, correction=correction,
+// keepdim=keepdim). Where the deviation is 0 its gradient is 0, as
+// PyTorch's std_backward (masked_fill(result == 0, 0)).
+func Std(t *Tensor, correction int, keepdim bool, axes ...int) *Tensor {
+	return sqrtZeroGrad(Var(t, correction, keepdim, axes...))
+}
+
+// Norm returns the vector p-norm over axes (none means all) for p = 1, 2
+// or +Inf, as torch.linalg.vector_norm(t, p, axes, keepdim): Σ|t|,
+// √(Σt²) or max|t|. Gradients as PyTorch: sign(t)·g for p = 1 (0 at 0);
+// t·g/‖t‖ for p = 2, and 0 where the norm is 0; for p = Inf, sign(t)·g
+// split evenly among the elements whose |t| is the maximum. It panics for
+// any other p.
+func Norm(t *Tensor, p float64, keepdim bool, axes ...int) *Tensor {
+	switch {
+	case p == 1:
+		return Sum(Abs(t), keepdim, axes...)
+	case p == 2:
+		return sqrtZeroGrad(Sum(Square(t), keepdim, axes...))
+	case math.IsInf(p, 1):
+		return Max(Abs(t), keepdim, axes...)
+	}
+	panic(fmt.Sprintf("autograd: Norm: p = %v; want 1, 2 or +Inf", p))
+}
+
+// sqrtZeroGrad is Sqrt with gradient 0 where the value is 0 (instead of
+// +Inf), the rule PyTorch's std and 2-norm use at zero. The denominator is
+// made safe before dividing so that no Inf or NaN arises in the unchosen
+// branch, in this gradient or in its own.
+func sqrtZeroGrad(t *Tensor) *Tensor {
+	return unaryOp{"Sqrt", math.Sqrt, func(g, _, y *Tensor) *Tensor {
+		zero := Eq(y, scalarLike(y, 0))
+		safe := Where(zero, scalarLike(y, 1), y)
+		return Where(zero, scalarLike(g, 0), Div(g, MulScalar(safe, 2)))
+	}}.apply(t)
+}
+
+// Max returns the maximum over axes, as torch.amax (and torch.max(t) for
+// all axes); a NaN in a slice gives NaN. The gradient goes to the elements
+// equal to the maximum, split evenly among ties (amax's rule, and max's
+// without an axis; MaxDim instead sends it to one index) and among the NaNs
+// of a slice whose maximum is NaN (torch.max's evenly_distribute_backward;
+// torch.amax gives NaN gradients there instead). It panics when a reduced
+// axis is empty.
 func Max(t *Tensor, keepdim bool, axes ...int) *Tensor {
 	return extremeReduce("Max", t, keepdim, axes, reduceMax)
 }
 
-// Min returns the minimum over axes, splitting the gradient evenly among
-// ties. It panics when a reduced axis is empty.
+// Min returns the minimum over axes, as torch.amin, with Max's rules for
+// ties and NaN. It panics when a reduced axis is empty.
 func Min(t *Tensor, keepdim bool, axes ...int) *Tensor {
 	return extremeReduce("Min", t, keepdim, axes, reduceMin)
 }
@@ -74,7 +118,12 @@ func extremeReduce(op string, t *Tensor, keepdim bool, axes []int, kind reduceKi
 	out := reduce(t, ax, keepdim, kind)
 	return Record(op, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		kept := keptShape(t.shape, ax)
-		mask := Eq(t, Reshape(out, kept...))
+		mask := mapBinary(op, t, Reshape(out, kept...), func(x, m float64) float64 {
+			if x == m || x != x && m != m { // the extreme, or a NaN of a NaN slice
+				return 1
+			}
+			return 0
+		})
 		count := Sum(mask, true, ax...)
 		return []*Tensor{Mul(mask, Div(Reshape(g, kept...), count))}
 	})
@@ -100,9 +149,34 @@ func LogSumExp(t *Tensor, keepdim bool, axes ...int) *Tensor {
 	return Reshape(out, reducedShape(t.shape, ax)...)
 }
 
+// MaxDim returns the maximum along axis and, for every position of the
+// other axes (row-major), its index, as torch.max(t, axis, keepdim) ->
+// (values, indices): the first index on ties, the first NaN where a slice
+// holds NaN. The gradient goes to the returned index only, as PyTorch's
+// value_selecting_reduction_backward (unlike Max, which splits ties).
+func MaxDim(t *Tensor, axis int, keepdim bool) (*Tensor, []int) {
+	return extremeDim("MaxDim", t, axis, keepdim, 1)
+}
+
+// MinDim is MaxDim for the minimum, as torch.min(t, axis, keepdim).
+func MinDim(t *Tensor, axis int, keepdim bool) (*Tensor, []int) {
+	return extremeDim("MinDim", t, axis, keepdim, -1)
+}
+
+func extremeDim(op string, t *Tensor, axis int, keepdim bool, sign float64) (*Tensor, []int) {
+	a := normAxis(op, axis, t.Dim())
+	idx := argExtreme(op, t, a, sign)
+	vals := GatherShaped(t, a, idx, keptShape(t.shape, []int{a}))
+	if !keepdim {
+		vals = Reshape(vals, reducedShape(t.shape, []int{a})...)
+	}
+	return vals, idx
+}
+
 // ArgMax returns, for every position of the other axes (row-major), the
-// index along axis of the largest element; the first one on ties. It panics
-// when the axis is empty. It has no gradient.
+// index along axis of the largest element, as torch.argmax: the first one
+// on ties, the first NaN where the slice holds NaN. It panics when the axis
+// is empty. It has no gradient.
 func ArgMax(t *Tensor, axis int) []int { return argExtreme("ArgMax", t, axis, 1) }
 
 // ArgMin is ArgMax for the smallest element.
@@ -118,8 +192,8 @@ func argExtreme(op string, t *Tensor, axis int, sign float64) []int {
 	for o := 0; o < outer; o++ {
 		for i := 0; i < inner; i++ {
 			best, bv := 0, sign*t.At(o*n*inner+i)
-			for k := 1; k < n; k++ {
-				if v := sign * t.At((o*n+k)*inner+i); v > bv {
+			for k := 1; k < n && bv == bv; k++ { // a NaN is final
+				if v := sign * t.At((o*n+k)*inner+i); v > bv || v != v {
 					best, bv = k, v
 				}
 			}

@@ -2,44 +2,26 @@ package autograd
 
 import "math"
 
-// unaryOp is an elementwise op: its forward f and its derivative df, given
-// the input x and the output y = f(x). A nil df means the derivative is zero
-// everywhere (the rounding ops). The table below defines every elementwise
-// op once, forward and backward side by side; the backward multiplies the
-// upstream gradient by df (g·f'(x), the chain rule).
+// unaryOp is an elementwise op: its forward f, computed in one pass, and
+// its backward grad, which returns the input's gradient given the upstream
+// gradient g, the input x and the output y = f(x). grad is written with
+// differentiable ops so that the gradient can itself be differentiated
+// (gradients of gradients); a nil grad means the derivative is zero
+// everywhere (the rounding ops). Each elementwise op below defines its
+// forward and backward side by side.
 type unaryOp struct {
 	name string
 	f    func(x float64) float64
-	df   func(x, y float64) float64
+	grad func(g, x, y *Tensor) *Tensor
 }
 
 func (u unaryOp) apply(t *Tensor) *Tensor {
 	out := mapUnary(t, u.f)
 	return Record(u.name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
-		if u.df == nil {
+		if u.grad == nil {
 			return []*Tensor{ZerosLike(t)}
 		}
-		return []*Tensor{chainRule(g, t, out, u.df)}
-	})
-}
-
-// chainRule returns g·df(x, y) elementwise, in one pass, for tensors of one
-// shape and dtype.
-func chainRule(g, x, y *Tensor, df func(x, y float64) float64) *Tensor {
-	out := ZerosLike(g)
-	if g.dtype == Float64 {
-		chainKernel(out.f64, g.f64, x.f64, y.f64, df)
-	} else {
-		chainKernel(out.f32, g.f32, x.f32, y.f32, df)
-	}
-	return out
-}
-
-func chainKernel[T Float](dst, g, x, y []T, df func(x, y float64) float64) {
-	ParallelFor(len(dst), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			dst[i] = T(float64(g[i]) * df(float64(x[i]), float64(y[i])))
-		}
+		return []*Tensor{u.grad(g, t, out)}
 	})
 }
 
@@ -49,134 +31,169 @@ const (
 	geluCoeff   = 0.044715
 )
 
-var (
-	// abs'(0) = 0, as in PyTorch (the subgradient through sign).
-	absOp  = unaryOp{"Abs", math.Abs, func(x, _ float64) float64 { return sign(x) }}
-	signOp = unaryOp{"Sign", sign, nil}
-	expOp  = unaryOp{"Exp", math.Exp, func(_, y float64) float64 { return y }}
-	// log(0) = -Inf with gradient +Inf; log of a negative number is NaN.
-	logOp   = unaryOp{"Log", math.Log, func(x, _ float64) float64 { return 1 / x }}
-	log2Op  = unaryOp{"Log2", math.Log2, func(x, _ float64) float64 { return 1 / (x * math.Ln2) }}
-	log10Op = unaryOp{"Log10", math.Log10, func(x, _ float64) float64 { return 1 / (x * math.Ln10) }}
-	// sqrt(0) = 0 with gradient +Inf (1/(2·0)).
-	sqrtOp    = unaryOp{"Sqrt", math.Sqrt, func(_, y float64) float64 { return 0.5 / y }}
-	sinOp     = unaryOp{"Sin", math.Sin, func(x, _ float64) float64 { return math.Cos(x) }}
-	cosOp     = unaryOp{"Cos", math.Cos, func(x, _ float64) float64 { return -math.Sin(x) }}
-	tanhOp    = unaryOp{"Tanh", math.Tanh, func(_, y float64) float64 { return 1 - y*y }}
-	sigmoidOp = unaryOp{"Sigmoid", sigmoid, func(_, y float64) float64 { return y * (1 - y) }}
-	// relu'(0) = 0.
-	reluOp = unaryOp{"Relu", func(x float64) float64 { return max(x, 0) }, func(x, _ float64) float64 { return step(x) }}
-	// gelu(x) = x·Φ(x); gelu'(x) = Φ(x) + x·φ(x). φ underflows to 0 for large
-	// |x|, so the gradient stays finite (0 or 1).
-	geluOp = unaryOp{"Gelu", func(x float64) float64 { return x * normCDF(x) }, func(x, _ float64) float64 {
-		return normCDF(x) + x*math.Exp(-x*x/2)/math.Sqrt(2*math.Pi)
-	}}
-	// The tanh approximation: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
-	geluTanhOp = unaryOp{"GeluTanh", func(x float64) float64 {
-		return 0.5 * x * (1 + math.Tanh(sqrt2OverPi*(x+geluCoeff*x*x*x)))
-	}, func(x, _ float64) float64 {
-		th := math.Tanh(sqrt2OverPi * (x + geluCoeff*x*x*x))
-		return 0.5*(1+th) + 0.5*x*(1-th*th)*sqrt2OverPi*(1+3*geluCoeff*x*x)
-	}}
-	// silu(x) = x·σ(x); silu'(x) = σ(x)·(1 + x·(1 - σ(x))).
-	siluOp = unaryOp{"Silu", func(x float64) float64 { return x * sigmoid(x) }, func(x, _ float64) float64 {
-		s := sigmoid(x)
-		return s * (1 + x*(1-s))
-	}}
-	// softplus(x) = log(1 + eˣ) = max(x, 0) + log1p(e^-|x|), stable for
-	// any x; its derivative is σ(x).
-	softplusOp = unaryOp{"Softplus", func(x float64) float64 {
-		return max(x, 0) + math.Log1p(math.Exp(-math.Abs(x)))
-	}, func(x, _ float64) float64 { return sigmoid(x) }}
-	floorOp = unaryOp{"Floor", math.Floor, nil}
-	ceilOp  = unaryOp{"Ceil", math.Ceil, nil}
-	roundOp = unaryOp{"Round", math.RoundToEven, nil}
-	truncOp = unaryOp{"Trunc", math.Trunc, nil}
-)
+// scalarLike returns the 0-D tensor v with t's dtype, for broadcasting.
+func scalarLike(t *Tensor, v float64) *Tensor { return Full(t.dtype, v) }
 
-// Abs returns |t|; its gradient at 0 is 0.
-func Abs(t *Tensor) *Tensor { return absOp.apply(t) }
+// stdNormalCDF returns Φ(t), the standard normal CDF, with derivative φ: the
+// differentiable piece of GELU's derivative.
+func stdNormalCDF(t *Tensor) *Tensor {
+	return unaryOp{"NormCDF", normCDF, func(g, x, _ *Tensor) *Tensor { return Mul(g, normPDF(x)) }}.apply(t)
+}
+
+// normPDF returns φ(x) = e^(-x²/2)/√(2π) as a differentiable composition.
+func normPDF(x *Tensor) *Tensor {
+	return MulScalar(Exp(MulScalar(Square(x), -0.5)), 1/math.Sqrt(2*math.Pi))
+}
+
+// Abs returns |t|, as torch.abs; its gradient is 0 at 0 and NaN at NaN.
+func Abs(t *Tensor) *Tensor {
+	// abs'(x) = sign(x): 0 at 0 (the subgradient, as PyTorch) and NaN at
+	// NaN (PyTorch's grad·sgn(x)).
+	return unaryOp{"Abs", math.Abs, func(g, x, _ *Tensor) *Tensor { return Mul(g, Sign(x)) }}.apply(t)
+}
 
 // Sign returns -1, 0 or 1 per element (zero gradient).
-func Sign(t *Tensor) *Tensor { return signOp.apply(t) }
+func Sign(t *Tensor) *Tensor {
+	return unaryOp{"Sign", sign, nil}.apply(t)
+}
 
 // Exp returns eᵗ.
-func Exp(t *Tensor) *Tensor { return expOp.apply(t) }
+func Exp(t *Tensor) *Tensor {
+	return unaryOp{"Exp", math.Exp, func(g, _, y *Tensor) *Tensor { return Mul(g, y) }}.apply(t)
+}
 
 // Log returns the natural logarithm: -Inf at 0 (gradient +Inf), NaN below.
-func Log(t *Tensor) *Tensor { return logOp.apply(t) }
+func Log(t *Tensor) *Tensor {
+	// log(0) = -Inf with gradient +Inf; log of a negative number is NaN.
+	return unaryOp{"Log", math.Log, func(g, x, _ *Tensor) *Tensor { return Div(g, x) }}.apply(t)
+}
 
 // Log2 returns the base-2 logarithm.
-func Log2(t *Tensor) *Tensor { return log2Op.apply(t) }
+func Log2(t *Tensor) *Tensor {
+	return unaryOp{"Log2", math.Log2, func(g, x, _ *Tensor) *Tensor { return Div(g, MulScalar(x, math.Ln2)) }}.apply(t)
+}
 
 // Log10 returns the base-10 logarithm.
-func Log10(t *Tensor) *Tensor { return log10Op.apply(t) }
+func Log10(t *Tensor) *Tensor {
+	return unaryOp{"Log10", math.Log10, func(g, x, _ *Tensor) *Tensor { return Div(g, MulScalar(x, math.Ln10)) }}.apply(t)
+}
 
 // Sqrt returns the square root: 0 at 0 with gradient +Inf, NaN below 0.
-func Sqrt(t *Tensor) *Tensor { return sqrtOp.apply(t) }
+func Sqrt(t *Tensor) *Tensor {
+	// sqrt(0) = 0 with gradient +Inf (1/(2·0)).
+	return unaryOp{"Sqrt", math.Sqrt, func(g, _, y *Tensor) *Tensor { return Div(g, MulScalar(y, 2)) }}.apply(t)
+}
 
 // Sin returns sin t.
-func Sin(t *Tensor) *Tensor { return sinOp.apply(t) }
+func Sin(t *Tensor) *Tensor {
+	return unaryOp{"Sin", math.Sin, func(g, x, _ *Tensor) *Tensor { return Mul(g, Cos(x)) }}.apply(t)
+}
 
 // Cos returns cos t.
-func Cos(t *Tensor) *Tensor { return cosOp.apply(t) }
+func Cos(t *Tensor) *Tensor {
+	return unaryOp{"Cos", math.Cos, func(g, x, _ *Tensor) *Tensor { return Neg(Mul(g, Sin(x))) }}.apply(t)
+}
 
 // Tanh returns tanh t.
-func Tanh(t *Tensor) *Tensor { return tanhOp.apply(t) }
+func Tanh(t *Tensor) *Tensor {
+	return unaryOp{"Tanh", math.Tanh, func(g, _, y *Tensor) *Tensor { return Mul(g, RSubScalar(Square(y), 1)) }}.apply(t)
+}
 
 // Sigmoid returns 1/(1+e⁻ᵗ), computed without overflow for any t.
-func Sigmoid(t *Tensor) *Tensor { return sigmoidOp.apply(t) }
+func Sigmoid(t *Tensor) *Tensor {
+	return unaryOp{"Sigmoid", sigmoid, func(g, _, y *Tensor) *Tensor { return Mul(g, Mul(y, RSubScalar(y, 1))) }}.apply(t)
+}
 
-// Relu returns max(t, 0); its gradient at 0 is 0.
-func Relu(t *Tensor) *Tensor { return reluOp.apply(t) }
+// Relu returns max(t, 0), as torch.relu; its gradient is 0 at 0 and passes
+// through at NaN (PyTorch's rule).
+func Relu(t *Tensor) *Tensor {
+	// relu'(0) = 0. At NaN the gradient passes through (g), as PyTorch's
+	// threshold_backward: x <= 0 ? 0 : g.
+	return unaryOp{"Relu", func(x float64) float64 { return max(x, 0) }, func(g, x, _ *Tensor) *Tensor {
+		return Where(Le(x, scalarLike(x, 0)), scalarLike(g, 0), g)
+	}}.apply(t)
+}
 
 // Gelu returns the exact GELU, t·Φ(t) with Φ the standard normal CDF.
-func Gelu(t *Tensor) *Tensor { return geluOp.apply(t) }
+func Gelu(t *Tensor) *Tensor {
+	// gelu(x) = x·Φ(x); gelu'(x) = Φ(x) + x·φ(x). φ underflows to 0 for large
+	// |x|, so the gradient stays finite (0 or 1).
+	return unaryOp{"Gelu", func(x float64) float64 { return x * normCDF(x) }, func(g, x, _ *Tensor) *Tensor {
+		return Mul(g, Add(stdNormalCDF(x), Mul(x, normPDF(x))))
+	}}.apply(t)
+}
 
 // GeluTanh returns GELU's tanh approximation (PyTorch approximate="tanh").
-func GeluTanh(t *Tensor) *Tensor { return geluTanhOp.apply(t) }
+func GeluTanh(t *Tensor) *Tensor {
+	// The tanh approximation: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+	return unaryOp{"GeluTanh", func(x float64) float64 {
+		return 0.5 * x * (1 + math.Tanh(sqrt2OverPi*(x+geluCoeff*x*x*x)))
+	}, func(g, x, _ *Tensor) *Tensor {
+		x2 := Square(x)
+		th := Tanh(MulScalar(Mul(x, AddScalar(MulScalar(x2, geluCoeff), 1)), sqrt2OverPi))
+		// 0.5·(1+th) + 0.5·x·(1-th²)·√(2/π)·(1 + 3·0.044715·x²)
+		inner := MulScalar(AddScalar(MulScalar(x2, 3*geluCoeff), 1), 0.5*sqrt2OverPi)
+		d := Add(MulScalar(AddScalar(th, 1), 0.5), Mul(Mul(x, RSubScalar(Square(th), 1)), inner))
+		return Mul(g, d)
+	}}.apply(t)
+}
 
 // Silu returns t·σ(t) (also called swish).
-func Silu(t *Tensor) *Tensor { return siluOp.apply(t) }
+func Silu(t *Tensor) *Tensor {
+	// silu(x) = x·σ(x); silu'(x) = σ(x)·(1 + x·(1 - σ(x))).
+	return unaryOp{"Silu", func(x float64) float64 { return x * sigmoid(x) }, func(g, x, _ *Tensor) *Tensor {
+		s := Sigmoid(x)
+		return Mul(g, Mul(s, AddScalar(Mul(x, RSubScalar(s, 1)), 1)))
+	}}.apply(t)
+}
 
 // Softplus returns log(1 + eᵗ), stable for large |t|.
-func Softplus(t *Tensor) *Tensor { return softplusOp.apply(t) }
+func Softplus(t *Tensor) *Tensor {
+	// softplus(x) = log(1 + eˣ) = max(x, 0) + log1p(e^-|x|), stable for
+	// any x; its derivative is σ(x).
+	return unaryOp{"Softplus", softplus, func(g, x, _ *Tensor) *Tensor { return Mul(g, Sigmoid(x)) }}.apply(t)
+}
 
 // Floor rounds down (zero gradient).
-func Floor(t *Tensor) *Tensor { return floorOp.apply(t) }
+func Floor(t *Tensor) *Tensor {
+	return unaryOp{"Floor", math.Floor, nil}.apply(t)
+}
 
 // Ceil rounds up (zero gradient).
-func Ceil(t *Tensor) *Tensor { return ceilOp.apply(t) }
+func Ceil(t *Tensor) *Tensor {
+	return unaryOp{"Ceil", math.Ceil, nil}.apply(t)
+}
 
 // Round rounds half to even, as torch.round (zero gradient).
-func Round(t *Tensor) *Tensor { return roundOp.apply(t) }
+func Round(t *Tensor) *Tensor {
+	return unaryOp{"Round", math.RoundToEven, nil}.apply(t)
+}
 
 // Trunc rounds toward zero (zero gradient).
-func Trunc(t *Tensor) *Tensor { return truncOp.apply(t) }
+func Trunc(t *Tensor) *Tensor {
+	return unaryOp{"Trunc", math.Trunc, nil}.apply(t)
+}
 
-// LeakyRelu returns t where t > 0 and slope·t elsewhere.
+// LeakyRelu returns t where t > 0 and slope·t elsewhere, as
+// torch.nn.functional.leaky_relu(t, slope). The gradient is 1 for t > 0 and
+// slope elsewhere (slope at 0 and at NaN, as PyTorch).
 func LeakyRelu(t *Tensor, slope float64) *Tensor {
 	return unaryOp{"LeakyRelu", func(x float64) float64 {
 		if x > 0 {
 			return x
 		}
 		return slope * x
-	}, func(x, _ float64) float64 {
-		if x > 0 {
-			return 1
-		}
-		return slope
+	}, func(g, x, _ *Tensor) *Tensor {
+		return Where(Gt(x, scalarLike(x, 0)), g, MulScalar(g, slope))
 	}}.apply(t)
 }
 
 // Clamp limits t to [lo, hi]. The gradient is 1 inside the closed interval
-// and 0 outside, as in PyTorch.
+// and 0 outside (and at NaN), as in PyTorch.
 func Clamp(t *Tensor, lo, hi float64) *Tensor {
-	return unaryOp{"Clamp", func(x float64) float64 { return min(max(x, lo), hi) }, func(x, _ float64) float64 {
-		if x >= lo && x <= hi {
-			return 1
-		}
-		return 0
+	return unaryOp{"Clamp", func(x float64) float64 { return min(max(x, lo), hi) }, func(g, x, _ *Tensor) *Tensor {
+		inside := Mul(Ge(x, scalarLike(x, lo)), Le(x, scalarLike(x, hi)))
+		return Where(inside, g, scalarLike(g, 0))
 	}}.apply(t)
 }
 
@@ -223,14 +240,6 @@ func sign(x float64) float64 {
 	return x // keeps 0 and NaN
 }
 
-// step is 1 for x > 0 and 0 otherwise.
-func step(x float64) float64 {
-	if x > 0 {
-		return 1
-	}
-	return 0
-}
-
 // sigmoid computes 1/(1+e^-x) without overflowing for large |x|.
 func sigmoid(x float64) float64 {
 	if x >= 0 {
@@ -241,3 +250,6 @@ func sigmoid(x float64) float64 {
 }
 
 func normCDF(x float64) float64 { return 0.5 * math.Erfc(-x/sqrt2) }
+
+// softplus computes log(1 + eˣ) without overflow for any x.
+func softplus(x float64) float64 { return max(x, 0) + math.Log1p(math.Exp(-math.Abs(x))) }
