@@ -12,32 +12,6 @@ import (
 // a recorded rule built from ops), so its gradient must be differentiable
 // again.
 
-// coreUnary are the core's elementwise ops that the losses use, by name.
-var coreUnary = map[string]func(*autograd.Tensor) *autograd.Tensor{
-	"Abs":      autograd.Abs,
-	"Log":      autograd.Log,
-	"Softplus": autograd.Softplus,
-	"Clamp":    func(x *autograd.Tensor) *autograd.Tensor { return autograd.Clamp(x, 0, 1) },
-}
-
-// missingSecondOrder returns the first of the named core ops whose gradient
-// is not differentiable again (the second derivative of op(x)² is wrong),
-// or "" when all are. When this was written, main's elementwise ops in
-// autograd/unary.go computed their backward with a raw kernel, so a
-// gradient through them had a silently zero second derivative; the loss
-// cases that need them are skipped, naming the op, until the core gives
-// them one, and run from then on.
-func missingSecondOrder(names ...string) string {
-	x := uniform(rand.New(rand.NewPCG(1, 1)), 0.2, 0.8, 3)
-	for _, name := range names {
-		op := coreUnary[name]
-		if autograd.CheckGradGrad(func(in []*autograd.Tensor) *autograd.Tensor { return autograd.Square(op(in[0])) }, []*autograd.Tensor{x}, 1e-6, 1e-5) != nil {
-			return name
-		}
-	}
-	return ""
-}
-
 func checkGradGrad(t *testing.T, name string, f func([]*autograd.Tensor) *autograd.Tensor, in ...*autograd.Tensor) {
 	t.Helper()
 	if err := autograd.CheckGradGrad(f, in, 1e-6, 1e-5); err != nil {
@@ -59,13 +33,9 @@ func TestGradGradClassLosses(t *testing.T) {
 }
 
 // TestGradGradOtherLosses covers the regression and binary losses
-// (lossCases), skipping those whose core ops lack a second order.
+// (lossCases).
 func TestGradGradOtherLosses(t *testing.T) {
 	for _, c := range lossCases(41) {
-		if op := missingSecondOrder(c.core...); op != "" {
-			t.Logf("%s: skipped: the core op %s has no second-order gradient yet (autograd/unary.go)", c.name, op)
-			continue
-		}
 		for _, r := range reductions() {
 			checkGradGrad(t, c.name, func(x []*autograd.Tensor) *autograd.Tensor { return c.f(x, r) }, c.in...)
 		}
