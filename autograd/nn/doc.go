@@ -1,7 +1,7 @@
 // Package nn builds models out of autograd ops: modules with parameters
-// (Linear, Conv1d, Conv2d), parameter-free layers (activations, pooling,
-// Flatten, Dropout), Sequential, PyTorch's standard initialisations, and the
-// loss functions.
+// (Linear, Conv1d, Conv2d, LayerNorm, GroupNorm, BatchNorm1d/2d, Embedding),
+// parameter-free layers (activations, pooling, Flatten, Dropout),
+// Sequential, PyTorch's standard initialisations, and the loss functions.
 //
 // # Conventions
 //
@@ -12,8 +12,13 @@
 // *rand.Rand (math/rand/v2). Inputs are batch-first ([N, features] or
 // [N, C, H, W]).
 //
+// Modules with state that is not a parameter (BatchNorm's running
+// statistics) list it through Buffers; no optimiser touches it.
+//
 // Losses take a Reduction; its zero value, ReduceMean, is PyTorch's default.
-// Class targets are []int, one per sample.
+// The options PyTorch has beyond it (class weights, ignore_index, label
+// smoothing, pos_weight) go in ClassOptions and BinaryOptions, used by the
+// ...With variants. Class targets are []int, one per sample and position.
 //
 // Constructors and losses panic, naming the shapes, on inconsistent
 // arguments (programmer errors).

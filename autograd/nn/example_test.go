@@ -31,3 +31,12 @@ func Example() {
 	fmt.Printf("y = %.2fx + %.2f\n", model.Weight.Item(), model.Bias.Item())
 	// Output: y = 2.00x + 3.00
 }
+
+// Cross-entropy with an ignored padding class: only the first sample
+// counts, and its logits are uniform over 3 classes, so the loss is ln 3.
+func ExampleCrossEntropyLossWith() {
+	logits := autograd.New64([]float64{0, 0, 0, 1, 2, 3}, 2, 3)
+	loss := nn.CrossEntropyLossWith(logits, []int{2, 0}, nn.ClassOptions{Ignore: true, IgnoreIndex: 0})
+	fmt.Printf("%.4f\n", loss.Item())
+	// Output: 1.0986
+}

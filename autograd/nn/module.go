@@ -26,6 +26,23 @@ func SetTraining(m Module, on bool) {
 	}
 }
 
+// Buffered is a module with state that is not a parameter: tensors it
+// updates itself, such as BatchNorm's running statistics. No optimiser
+// touches them; a checkpoint of the module saves them beside the parameters.
+type Buffered interface {
+	Buffers() []*autograd.Tensor
+}
+
+// Buffers lists m's buffers (for containers, every layer's, in layer order),
+// or nil when it has none. Like Parameters, the order is fixed, so buffers
+// saved from one model instance load into another built the same way.
+func Buffers(m Module) []*autograd.Tensor {
+	if b, ok := m.(Buffered); ok {
+		return b.Buffers()
+	}
+	return nil
+}
+
 // Sequential applies its layers in order.
 type Sequential struct {
 	Layers []Module
@@ -49,6 +66,15 @@ func (s *Sequential) Parameters() []*autograd.Tensor {
 		ps = append(ps, l.Parameters()...)
 	}
 	return ps
+}
+
+// Buffers lists the layers' buffers in layer order.
+func (s *Sequential) Buffers() []*autograd.Tensor {
+	var bs []*autograd.Tensor
+	for _, l := range s.Layers {
+		bs = append(bs, Buffers(l)...)
+	}
+	return bs
 }
 
 // SetTraining sets the mode of every layer.
