@@ -41,3 +41,31 @@ func ExampleCheckGrad() {
 	fmt.Println(autograd.CheckGrad(f, []*autograd.Tensor{a, b}, 1e-6, 1e-6))
 	// Output: <nil>
 }
+
+// Grad with CreateGraph gives a gradient that can be differentiated again:
+// y = x³ has dy/dx = 3x² and d²y/dx² = 6x.
+func ExampleGrad() {
+	x := autograd.New64([]float64{1, 2}, 2).SetRequiresGrad(true)
+	y := autograd.Sum(autograd.PowScalar(x, 3), false)
+	dy, err := autograd.Grad(y, []*autograd.Tensor{x}, autograd.BackwardOptions{CreateGraph: true})
+	if err != nil {
+		panic(err)
+	}
+	d2y, err := autograd.Grad(autograd.Sum(dy[0], false), []*autograd.Tensor{x}, autograd.BackwardOptions{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(dy[0].Data64(), d2y[0].Data64())
+	// Output: [3 12] [6 12]
+}
+
+// A NoGrad value records nothing, whatever the other operands require: the
+// way to evaluate a model, scoped to the data rather than to a goroutine.
+func ExampleTensor_NoGrad() {
+	w := autograd.New64([]float64{2}, 1).SetRequiresGrad(true)
+	x := autograd.New64([]float64{3}, 1)
+	train := autograd.Mul(w, x)
+	eval := autograd.Mul(w, x.NoGrad())
+	fmt.Println(train.RequiresGrad(), eval.RequiresGrad(), eval.Data64())
+	// Output: true false [6]
+}
