@@ -1,7 +1,9 @@
 package state
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,7 +50,9 @@ func Load(path string, spec Spec) (*State, error) {
 		return nil, fmt.Errorf("%s: a state file must be a NumPy array (.npy) or a PNG picture (.png)", path)
 	}
 	f, err := os.Open(path)
-	if err != nil {
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return nil, fmt.Errorf("%s: %w", path, pe.Err) // the path once
+	} else if err != nil {
 		return nil, err
 	}
 	defer f.Close()
