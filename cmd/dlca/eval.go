@@ -6,10 +6,15 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"path/filepath"
+	"strings"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/internal/safefile"
+	"github.com/dlca/dlca/internal/state"
 )
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -17,66 +22,125 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "model file (required)")
 	name := fs.String("experiment", "checkerboard", "experiment whose initial state and target to use")
-	size := fs.Int("size", 64, "grid height and width")
+	size := fs.Int("size", 64, "grid height and width (a square grid)")
+	height := fs.Int("height", 64, "grid height (instead of -size, with -width)")
+	width := fs.Int("width", 64, "grid width (instead of -size, with -height)")
 	steps := fs.Int("steps", 80, "steps to run")
 	hard := fs.Bool("hard", true, "run the discretised circuit on bits")
 	soft := fs.Bool("soft", false, "run the soft (relaxed) model instead of the circuit")
 	async := fs.Bool("async", false, "asynchronous steps (each cell fires with the model's fire rate)")
 	seed := fs.Uint64("seed", 1, "seed of the initial state and fire masks")
+	initPath := fs.String("init", "", "start from the state in this file: a NumPy .npy array [H, W, C] of 0/1, or a PNG picture (channel 0, or -palette); sets the grid's size")
+	threshold := fs.Float64("threshold", state.DefaultThreshold, "grey level (0 black to 1 white) from which a PNG -init pixel is 1")
+	palette := fs.String("palette", "", "map a PNG -init's colours to channel bits: #rrggbb=BITS,... (BITS: channels 0, 1, ... in order) or rgb")
 	gif := fs.String("gif", "", "write the rollout as an animated GIF here (- for standard output)")
+	states := fs.String("states", "", "write every state as a NumPy .npy array [steps+1, H, W, C] here (uint8 0/1, float32 with -soft; - for standard output)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	g, err := gridOf(fs, *size, *height, *width)
 	switch {
 	case *model == "":
 		return fmt.Errorf("-model is required: the model file to evaluate")
-	case *size < 1 || *size > 4096:
-		return fmt.Errorf("-size %d: must be in 1..4096", *size)
+	case err != nil:
+		return err
 	case *steps < 0:
 		return fmt.Errorf("-steps %d: must not be negative", *steps)
+	case (flagSet(fs, "threshold") || *palette != "") && !strings.EqualFold(filepath.Ext(*initPath), ".png"):
+		return fmt.Errorf("-threshold and -palette say how to read a PNG -init; there is no PNG -init")
+	case *gif != "" && safefile.IsStdout(*gif) && *states != "" && safefile.IsStdout(*states):
+		return fmt.Errorf("-gif and -states both name standard output; write one of them to a file")
+	case *gif != "" && *states != "" && safefile.Same(*gif, *states):
+		return fmt.Errorf("-gif and -states name the same file %s; name two files", *gif)
 	}
-	if *gif != "" {
-		if err := checkOutput("-gif", *gif, "model file", *model); err != nil {
+	for _, out := range []struct{ flag, path string }{{"-gif", *gif}, {"-states", *states}} {
+		if out.path == "" {
+			continue
+		}
+		if err := checkOutput(out.flag, out.path, "model file", *model); err != nil {
 			return err
+		}
+		if *initPath != "" {
+			if err := notInput(out.flag, out.path, "-init file", *initPath); err != nil {
+				return err
+			}
 		}
 	}
 	info := infoWriter(*gif, stdout, stderr)
+	if safefile.IsStdout(*states) {
+		info = stderr
+	}
 	isSoft := *soft || !*hard
 	e, m, err := loadModel(*model, *name)
 	if err != nil {
 		return err
 	}
-	o := paintOptions(e, max(1, 256 / *size))
-	if err := checkEvalMemory(m, *size, isSoft, *gif != "", o); err != nil {
+	c := m.Config.Channels
+	var init []float32
+	if *initPath != "" {
+		if g, init, err = loadInit(*initPath, g, c, isSoft, *threshold, *palette); err != nil {
+			return err
+		}
+	}
+	o := paintOptions(e, max(1, 256/max(g.h, g.w)))
+	if err := checkEvalMemory(m, g, isSoft, *gif != "", o); err != nil {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(*seed, 0))
-	c := m.Config.Channels
-	init := autograd.New(e.Init(rng, *size, *size, c), 1, *size, *size, c)
-	// The frames go straight to the GIF, one at a time (evalframes.go).
+	if init == nil {
+		init = e.Init(rng, g.h, g.w, c)
+	}
+	initial := autograd.New(init, 1, g.h, g.w, c)
+	// The frames go straight to the GIF and the states to their file, one
+	// at a time (evalframes.go).
+	var record *statesWriter
 	roll := func(frame frameFunc) (*dlca.Bits, error) {
-		return evalRollout(ctx, m, init, *steps, isSoft, *async, *seed, o, frame)
+		return evalRollout(ctx, m, initial, *steps, isSoft, *async, *seed, o, frame, record)
+	}
+	rollOut := func() (*dlca.Bits, error) {
+		if *gif != "" {
+			return saveRolloutGIF(*gif, o, isSoft, roll)
+		}
+		return roll(nil)
 	}
 	var final *dlca.Bits
-	if *gif != "" {
-		final, err = saveRolloutGIF(*gif, o, isSoft, roll)
+	if *states != "" {
+		err = writeOutput(ctx, *states, func(w io.Writer) error {
+			if record, err = newStatesWriter(w, isSoft, *steps, g.h, g.w, c); err != nil {
+				return err
+			}
+			if final, err = rollOut(); err != nil {
+				return err
+			}
+			return record.close()
+		})
 	} else {
-		final, err = roll(nil)
+		final, err = rollOut()
 	}
 	if err != nil {
 		return err
 	}
 	mode := map[bool]string{true: "soft", false: "hard"}[isSoft]
-	fmt.Fprintf(info, "%s %s rollout, %dx%d, %d steps (async %v): ", *model, mode, *size, *size, *steps, *async)
+	fmt.Fprintf(info, "%s %s rollout, %dx%d, %d steps (async %v): ", *model, mode, g.h, g.w, *steps, *async)
 	if e.Target == nil {
 		// The target depends on the initial state (Game of Life).
 		fmt.Fprintf(info, "%s has no fixed target; dlca check compares it with its reference\n", e.Name)
 	} else {
 		wrong := experiments.WrongCells(e, final, 0)
-		fmt.Fprintf(info, "%d of %d cells differ from the %s target\n", wrong, *size**size, e.Name)
+		fmt.Fprintf(info, "%d of %d cells differ from the %s target\n", wrong, g.h*g.w, e.Name)
 	}
 	if *gif != "" {
 		fmt.Fprintf(info, "wrote %s\n", *gif)
 	}
+	if *states != "" {
+		fmt.Fprintf(info, "wrote %s (%d states of %dx%dx%d, %s)\n", *states, *steps+1, g.h, g.w, c, bptt.FormatBytes(statesBytes(isSoft, *steps, g.h, g.w, c)))
+	}
 	return nil
+}
+
+// flagSet reports whether the command line gave fs the flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

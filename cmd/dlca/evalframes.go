@@ -20,13 +20,17 @@ type frameFunc func(painter.Frame) error
 // as a frame holding the channels o draws. Only the current state is kept,
 // so memory does not grow with the steps. The first error of frame stops
 // the frames and is returned; the rollout stops with errInterrupted as soon
-// as ctx is done.
-func evalRollout(ctx context.Context, m *dlca.Model, init *autograd.Tensor, steps int, soft, async bool, seed uint64, o painter.Options, frame frameFunc) (*dlca.Bits, error) {
+// as ctx is done. When record is not nil it is given every whole state
+// (-states), and its first error stops the rollout the same way.
+func evalRollout(ctx context.Context, m *dlca.Model, init *autograd.Tensor, steps int, soft, async bool, seed uint64, o painter.Options, frame frameFunc, record *statesWriter) (*dlca.Bits, error) {
 	var err error
-	stop := func() bool { return ctx.Err() != nil }
+	stop := func() bool { return ctx.Err() != nil || err != nil }
 	var final *dlca.Bits
 	if soft {
 		show := func(s *autograd.Tensor) {
+			if record != nil && err == nil {
+				err = record.soft(s)
+			}
 			if frame != nil && err == nil {
 				sh := s.Shape()
 				err = frame(painter.Frame{H: sh[1], W: sh[2], C: sh[3], Cells: s.Data32()})
@@ -37,6 +41,9 @@ func evalRollout(ctx context.Context, m *dlca.Model, init *autograd.Tensor, step
 			After: func(_ int, s *autograd.Tensor) *autograd.Tensor { show(s); return s }}))
 	} else {
 		show := func(s *dlca.Bits) {
+			if record != nil && err == nil {
+				err = record.hard(s)
+			}
 			if frame != nil && err == nil {
 				err = frame(frameOf(s, 0, drawnChannels(o, s.Channels)))
 			}

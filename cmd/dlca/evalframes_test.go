@@ -163,7 +163,7 @@ func TestEvalMemoryDoesNotGrowWithSteps(t *testing.T) {
 			kb, _ := strconv.ParseInt(string(m[1]), 10, 64)
 			peaks = append(peaks, kb<<10)
 		}
-		est := evalMemory(m, 256, false, gif, paintOptions(e, 1))
+		est := evalMemory(m, 256, 256, false, gif, paintOptions(e, 1))
 		t.Logf("gif %v: peak resident set %s after 4 steps, %s after 100; estimate %s above the process's start",
 			gif, bptt.FormatBytes(peaks[0]), bptt.FormatBytes(peaks[1]), bptt.FormatBytes(est))
 		if peaks[1]-peaks[0] > 8<<20 {
@@ -191,7 +191,7 @@ func TestEvalRefusesWhatDoesNotFit(t *testing.T) {
 	}
 	fits, _ := strconv.Atoi(mt[1])
 	o := paintOptions(e, 1)
-	if fits < 1 || evalMemory(m, fits, true, false, o) > limit || evalMemory(m, fits+1, true, false, o) <= limit {
+	if fits < 1 || evalMemory(m, fits, fits, true, false, o) > limit || evalMemory(m, fits+1, fits+1, true, false, o) <= limit {
 		t.Errorf("suggested -size %d: not the largest size within %s", fits, bptt.FormatBytes(limit))
 	}
 }

@@ -2,30 +2,29 @@ package main
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/viewer/painter"
 )
 
-// evalMemory estimates the memory dlca eval adds to its process on a size x
-// size grid (bptt.WithOverhead of the live heap): the initial state as
+// evalMemory estimates the memory dlca eval adds to its process on an h x w
+// grid (bptt.WithOverhead of the live heap): the initial state as
 // floats, the rollout's states (bits, or the soft model's one step of
 // activations, bptt.EstimateRollout) and, with a GIF, one frame: the
 // drawn channels as floats, its picture and the picture mapped to the
-// palette.
-func evalMemory(m *dlca.Model, size int, soft, gif bool, o painter.Options) int64 {
-	cells := int64(size) * int64(size)
+// palette. -states streams a row at a time, next to nothing.
+func evalMemory(m *dlca.Model, h, w int, soft, gif bool, o painter.Options) int64 {
+	cells := int64(h) * int64(w)
 	c := int64(m.Config.Channels)
 	live := cells * c * 4
 	if soft {
-		live += bptt.EstimateRollout(m, size, size).Live
+		live += bptt.EstimateRollout(m, h, w).Live
 	} else {
 		live += 3*(cells*c+63)/64*8 + cells // the bits of the initial, current and next states; a fire mask
 	}
 	if gif {
-		px := o.Size(size, size)
+		px := o.Size(h, w)
 		live += int64(px.X) * int64(px.Y) * (4 + 1)
 		if !soft {
 			live += cells * int64(drawnChannels(o, int(c))) * 4
@@ -34,28 +33,24 @@ func evalMemory(m *dlca.Model, size int, soft, gif bool, o painter.Options) int6
 	return bptt.WithOverhead(live)
 }
 
-// checkEvalMemory refuses, naming a -size that fits, an eval whose
+// checkEvalMemory refuses, naming a grid that fits, an eval whose
 // estimated memory exceeds what this process may take (bptt.MemoryLimit),
 // and sets the garbage collector the estimate counts on.
-func checkEvalMemory(m *dlca.Model, size int, soft, gif bool, o painter.Options) error {
+func checkEvalMemory(m *dlca.Model, g grid, soft, gif bool, o painter.Options) error {
 	bptt.SetGC()
 	limit, source, err := bptt.MemoryLimit()
 	if err != nil {
 		return nil // nothing to compare with (not Linux)
 	}
-	need := evalMemory(m, size, soft, gif, o)
+	need := evalMemory(m, g.h, g.w, soft, gif, o)
 	if need <= limit {
 		return nil
 	}
-	// The largest size that fits: the estimate grows with the size.
-	fits := sort.Search(size, func(s int) bool { return evalMemory(m, s+1, soft, gif, o) > limit })
-	hint := fmt.Sprintf("use -size %d or less", fits)
-	if fits == 0 {
-		hint = "free some memory"
-	}
+	// The estimate grows with the grid.
+	hint := g.smaller(func(h, w int) bool { return evalMemory(m, h, w, soft, gif, o) <= limit })
 	if soft {
 		hint += ", or drop -soft (the circuit on bits needs far less)"
 	}
-	return fmt.Errorf("-size %d: the %s rollout needs about %s but %s is %s: %s",
-		size, map[bool]string{true: "soft", false: "hard"}[soft], bptt.FormatBytes(need), source, bptt.FormatBytes(limit), hint)
+	return fmt.Errorf("%s: the %s rollout needs about %s but %s is %s: %s",
+		g, map[bool]string{true: "soft", false: "hard"}[soft], bptt.FormatBytes(need), source, bptt.FormatBytes(limit), hint)
 }

@@ -112,6 +112,7 @@ func TestOutputToStdout(t *testing.T) {
 		{"export -o -", []string{"export", "-model", model, "-o", "-"}, "// rule", "wrote - ("},
 		{"export -o /dev/stdout", []string{"export", "-model", model, "-o", "/dev/stdout"}, "// rule", "wrote /dev/stdout"},
 		{"eval -gif -", []string{"eval", "-experiment", "checkerboard-small", "-model", model, "-size", "8", "-steps", "2", "-gif", "-"}, "GIF89a", "cells differ"},
+		{"eval -states -", []string{"eval", "-experiment", "checkerboard-small", "-model", model, "-size", "8", "-steps", "2", "-states", "-"}, "\x93NUMPY", "wrote - (3 states"},
 		{"results -out -", []string{"results", "-out", "-", fakeRun(t, dir, "run", goodRun)}, "# Results", "wrote - (1 runs)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -326,14 +327,15 @@ func TestInterrupted(t *testing.T) {
 
 // TestSignalStopsEval runs a long soft rollout as a subprocess and sends it
 // SIGINT or SIGTERM: it must stop within seconds with exit status 1, say it
-// was interrupted, and write no GIF nor leave a temporary file.
+// was interrupted, and write no GIF nor -states file nor leave a temporary
+// file.
 func TestSignalStopsEval(t *testing.T) {
 	dir := t.TempDir()
 	model := smallModel(t, dir)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
-			gif := filepath.Join(dir, sig.String()+".gif")
-			cmd := asCommand("eval", "-experiment", "checkerboard-small", "-model", model, "-soft", "-size", "128", "-steps", "1000000", "-gif", gif)
+			gif, states := filepath.Join(dir, sig.String()+".gif"), filepath.Join(dir, sig.String()+".npy")
+			cmd := asCommand("eval", "-experiment", "checkerboard-small", "-model", model, "-soft", "-size", "128", "-steps", "1000000", "-gif", gif, "-states", states)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {

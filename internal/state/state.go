@@ -1,0 +1,96 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// State is one grid's state: Values holds Height x Width cells of Channels
+// values each, laid out [Height, Width, Channels].
+type State struct {
+	Height, Width, Channels int
+	Values                  []float32
+}
+
+// Spec says what state a file must hold and how to read a picture.
+type Spec struct {
+	// Channels is the number of channels the state must have.
+	Channels int
+	// Soft accepts values anywhere in [0, 1]; otherwise every value must be
+	// 0 or 1 (what the circuit runs on).
+	Soft bool
+	// MaxSide, when positive, refuses grids higher or wider than this
+	// before their data is read.
+	MaxSide int
+	// Threshold is the grey level (0 black to 1 white) from which a
+	// picture's pixel sets channel 0 to 1; DefaultThreshold is the usual.
+	Threshold float64
+	// Palette, when not nil, maps a picture's colours to channel bits
+	// instead of the grey threshold.
+	Palette *Palette
+}
+
+// DefaultThreshold splits grey levels in the middle: 128 of 255 and above
+// are 1.
+const DefaultThreshold = 0.5
+
+// Load reads the state in the file at path, a .npy array or a .png
+// picture (by its extension), as spec asks. Errors name the file.
+func Load(path string, spec Spec) (*State, error) {
+	read := ReadNPY
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".npy":
+	case ".png":
+		read = ReadPNG
+	default:
+		return nil, fmt.Errorf("%s: a state file must be a NumPy array (.npy) or a PNG picture (.png)", path)
+	}
+	f, err := os.Open(path)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return nil, fmt.Errorf("%s: %w", path, pe.Err) // the path once
+	} else if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := read(f, spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// checkSize returns an error unless an h x w grid is within spec's limits.
+func (spec Spec) checkSize(h, w int) error {
+	if h < 1 || w < 1 {
+		return fmt.Errorf("the grid is %dx%d: it needs at least one cell", h, w)
+	}
+	if spec.MaxSide > 0 && (h > spec.MaxSide || w > spec.MaxSide) {
+		return fmt.Errorf("the grid is %dx%d: at most %d cells a side are allowed", h, w, spec.MaxSide)
+	}
+	return nil
+}
+
+// checkValues returns an error naming the first value of s that spec does
+// not allow: not 0 or 1, or outside [0, 1] when Soft.
+func (spec Spec) checkValues(s *State) error {
+	for i, v := range s.Values {
+		ok := v == 0 || v == 1
+		if spec.Soft {
+			ok = v >= 0 && v <= 1 // false for NaN
+		}
+		if ok {
+			continue
+		}
+		cell, c := i/s.Channels, i%s.Channels
+		want := "0 or 1 (a hard run; values in [0, 1] need a soft one)"
+		if spec.Soft {
+			want = "in [0, 1]"
+		}
+		return fmt.Errorf("the value at [%d, %d, %d] is %v: every value must be %s", cell/s.Width, cell%s.Width, c, v, want)
+	}
+	return nil
+}
