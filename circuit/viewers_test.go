@@ -16,8 +16,9 @@ import (
 
 // evalDigitalJS is a small DigitalJS interpreter for the device types the
 // exporter uses. It checks the document's structure on the way: every
-// connector joins existing devices through ports their type has, and every
-// input port is driven exactly once.
+// connector joins existing devices through ports their type has, every
+// input port is driven exactly once and every device but a Lamp drives
+// something (no input or gate is left unconnected).
 func evalDigitalJS(t *testing.T, doc []byte, in []uint8, outputs int) []uint8 {
 	t.Helper()
 	var c djsCircuit
@@ -56,7 +57,14 @@ func evalDigitalJS(t *testing.T, doc []byte, in []uint8, outputs int) []uint8 {
 		}
 		driver[key] = k.From.ID
 	}
+	drives := map[string]bool{}
+	for _, from := range driver {
+		drives[from] = true
+	}
 	for id, d := range c.Devices {
+		if d["type"] != "Lamp" && !drives[id] {
+			t.Fatalf("device %q (%v) drives nothing", id, d["type"])
+		}
 		for _, p := range inPorts[d["type"].(string)] {
 			if _, ok := driver[id+"."+p]; !ok {
 				t.Fatalf("%s.%s is not driven", id, p)
@@ -106,7 +114,10 @@ func evalDigitalJS(t *testing.T, doc []byte, in []uint8, outputs int) []uint8 {
 
 func TestDigitalJSMatchesEval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 0))
-	for _, nl := range []*Netlist{LifeCircuit(), labelled(randomCA(rng, 2, 100)), randomCA(rng, 1, 30), wireConstCA()} {
+	// The simplified learned checkerboard reads a few of its 72 inputs and
+	// wireConstCA one of 18: the others must not appear.
+	checkerboard, _ := Simplify(learned(t, "checkerboard"))
+	for _, nl := range []*Netlist{LifeCircuit(), labelled(randomCA(rng, 2, 100)), randomCA(rng, 1, 30), wireConstCA(), checkerboard} {
 		var buf bytes.Buffer
 		if err := WriteDigitalJS(&buf, nl); err != nil {
 			t.Fatal(err)
@@ -190,7 +201,10 @@ func parseDOT(t *testing.T, doc string, numInputs, outputs int) *Netlist {
 
 func TestDOTRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(42, 0))
-	for _, nl := range []*Netlist{LifeCircuit(), labelled(randomCA(rng, 2, 100)), randomCA(rng, 1, 30), wireConstCA()} {
+	// The simplified learned checkerboard reads a few of its 72 inputs and
+	// wireConstCA one of 18: the others must not appear.
+	checkerboard, _ := Simplify(learned(t, "checkerboard"))
+	for _, nl := range []*Netlist{LifeCircuit(), labelled(randomCA(rng, 2, 100)), randomCA(rng, 1, 30), wireConstCA(), checkerboard} {
 		var buf bytes.Buffer
 		if err := WriteDOT(&buf, nl, "rule"); err != nil {
 			t.Fatal(err)
