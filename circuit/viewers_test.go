@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -130,6 +133,59 @@ func TestDigitalJSMatchesEval(t *testing.T) {
 			if got, want := evalDigitalJS(t, buf.Bytes(), in, nl.Channels()), nl.Eval(in); !bytes.Equal(got, want) {
 				t.Fatalf("inputs %v: DigitalJS document gives %v, Eval %v", in, got, want)
 			}
+		}
+	}
+}
+
+// The DigitalJS export runs in DigitalJS itself, headless under Node,
+// with the script docs/circuits.md shows (testdata/digitaljs.js), and
+// gives Eval's outputs. It needs node and the digitaljs npm package where
+// Node finds it (npm install digitaljs in some DIR, then
+// NODE_PATH=DIR/node_modules), and is skipped otherwise.
+func TestDigitalJSRunsInNode(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join("testdata", "digitaljs.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc, err := os.ReadFile(filepath.Join("..", "docs", "circuits.md")); err != nil || !bytes.Contains(doc, script) {
+		t.Errorf("docs/circuits.md does not show testdata/digitaljs.js as it is (%v)", err)
+	}
+	needTool(t, "node", "nodejs")
+	probe := exec.Command("node", "-e", "require.resolve('digitaljs')")
+	probe.Dir = "testdata" // where the script resolves it from
+	if msg, err := probe.CombinedOutput(); err != nil {
+		line, _, _ := strings.Cut(string(msg), "\n")
+		t.Skipf("Node cannot find the digitaljs package (npm install digitaljs in DIR, then NODE_PATH=DIR/node_modules): %s", line)
+	}
+	rng := rand.New(rand.NewPCG(42, 0))
+	checkerboard, _ := Simplify(learned(t, "checkerboard"))
+	dir := t.TempDir()
+	for i, nl := range []*Netlist{checkerboard, randomCA(rng, 2, 100), wireConstCA()} {
+		var buf bytes.Buffer
+		if err := WriteDigitalJS(&buf, nl); err != nil {
+			t.Fatal(err)
+		}
+		doc := filepath.Join(dir, fmt.Sprintf("rule%d.digitaljs.json", i))
+		os.WriteFile(doc, buf.Bytes(), 0o644)
+		args := []string{"digitaljs.js", doc}
+		var want []string
+		for range 64 {
+			in := make([]uint8, nl.NumInputs)
+			var sb strings.Builder
+			for k := range in {
+				in[k] = uint8(rng.IntN(2))
+				sb.WriteByte('0' + in[k])
+			}
+			args = append(args, sb.String())
+			var out strings.Builder
+			for _, b := range nl.Eval(in) {
+				out.WriteByte('0' + b)
+			}
+			want = append(want, out.String())
+		}
+		got := strings.Fields(run(t, "testdata", "node", args...))
+		if !slices.Equal(got, want) {
+			t.Fatalf("netlist %d: DigitalJS computes\n%v\nEval\n%v", i, got, want)
 		}
 	}
 }
