@@ -3,6 +3,7 @@ package circuit
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -15,8 +16,7 @@ import (
 // step an int32 flag and, when set, a fire plane; it writes the final grid.
 const cMain = `#include <stdio.h>
 #include <stdlib.h>
-#include <stdint.h>
-void rule_step(int h, int w, int periodic, const uint64_t *src, uint64_t *dst, const uint64_t *fire);
+#include "rule.h"
 static void get(void *p, size_t n) { if (fread(p, 1, n, stdin) != n) exit(2); }
 int main(void) {
   int32_t hdr[5];
@@ -52,12 +52,7 @@ func TestCMatchesSim(t *testing.T) {
 	}
 	for i, tc := range cases {
 		dir := t.TempDir()
-		var src bytes.Buffer
-		if err := WriteC(&src, tc.nl, "rule"); err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(dir, "rule.c"), src.Bytes(), 0o644)
-		os.WriteFile(filepath.Join(dir, "main.c"), []byte(cMain), 0o644)
+		writeCFiles(t, dir, tc.nl, Options{Name: "rule", Height: tc.h, Width: tc.w}, cMain)
 		run(t, dir, "gcc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-o", "step", "rule.c", "main.c")
 		for _, b := range []Boundary{Periodic, Zero} {
 			const steps = 5
@@ -104,6 +99,92 @@ func TestCMatchesSim(t *testing.T) {
 			if !got.Equal(cur) {
 				t.Fatalf("case %d, %v: C grid after %d steps differs from the simulator", i, b, steps)
 			}
+		}
+	}
+}
+
+// writeCFiles writes rule.c and rule.h of nl and main.c into dir.
+func writeCFiles(t *testing.T, dir string, nl *Netlist, o Options, main string) {
+	t.Helper()
+	for file, write := range map[string]func(io.Writer, *Netlist, Options) error{"rule.c": WriteC, "rule.h": WriteCHeader} {
+		var buf bytes.Buffer
+		if err := write(&buf, nl, o); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, file), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.c"), []byte(main), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// cHeaderMain uses only what rule.h declares: it prints the training grid's
+// macros, reads a grid of that size from stdin, runs 6 steps as trained and
+// writes the grid back.
+const cHeaderMain = `#include <stdio.h>
+#include <stdlib.h>
+#include "rule.h"
+int main(void) {
+  size_t n = rule_GRID_WORDS(rule_HEIGHT, rule_WIDTH);
+  uint64_t *a = malloc(8 * n), *b = malloc(8 * n), *t;
+  printf("%d %d %d %d %zu %zu\n", rule_HEIGHT, rule_WIDTH, rule_PERIODIC, rule_CHANNELS,
+         rule_ROW_WORDS(rule_WIDTH), n);
+  if (!a || !b || fread(a, 8, n, stdin) != n) return 2;
+  for (int s = 0; s < 6; s++) {
+    rule_step(rule_HEIGHT, rule_WIDTH, rule_PERIODIC, a, b, NULL);
+    t = a; a = b; b = t;
+  }
+  fwrite(a, 8, n, stdout);
+  return 0;
+}
+`
+
+// A program that includes only the header compiles warning-free, sees the
+// training grid the export was given and runs the rule as the simulator
+// does on it: the learned checkerboard on its zero-bounded 16x16 grid,
+// the learned Life on a 10x70 torus.
+func TestCHeader(t *testing.T) {
+	needTool(t, "gcc", "gcc")
+	rng := rand.New(rand.NewPCG(32, 0))
+	for _, tc := range []struct {
+		name string
+		o    Options
+		want string // the macros main prints
+	}{
+		{"checkerboard", Options{Name: "rule", Height: 16, Width: 16, Boundary: Zero}, "16 16 0 8 1 128"},
+		{"life", Options{Name: "rule", Height: 10, Width: 70, Boundary: Periodic}, "10 70 1 1 2 20"},
+	} {
+		nl := learned(t, tc.name)
+		dir := t.TempDir()
+		writeCFiles(t, dir, nl, tc.o, cHeaderMain)
+		run(t, dir, "gcc", "-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-o", "step", "rule.c", "main.c")
+		g := NewGrid(tc.o.Height, tc.o.Width, nl.Channels())
+		g.Randomize(rng)
+		var in bytes.Buffer
+		for _, p := range g.Planes {
+			binary.Write(&in, binary.LittleEndian, p)
+		}
+		cmd := exec.Command(filepath.Join(dir, "step"))
+		cmd.Stdin = &in
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: running the C program: %v", tc.name, err)
+		}
+		macros, grid, _ := bytes.Cut(out, []byte("\n"))
+		if string(macros) != tc.want {
+			t.Errorf("%s: the header's HEIGHT WIDTH PERIODIC CHANNELS ROW_WORDS GRID_WORDS are %q, want %q", tc.name, macros, tc.want)
+		}
+		got := NewGrid(g.H, g.W, g.C)
+		r := bytes.NewReader(grid)
+		for _, p := range got.Planes {
+			if err := binary.Read(r, binary.LittleEndian, p); err != nil {
+				t.Fatalf("%s: reading the C output: %v", tc.name, err)
+			}
+		}
+		if want := NewSim(nl, tc.o.Boundary, 1).Run(g, 6); !got.Equal(want) {
+			t.Errorf("%s: 6 steps as the header says the rule was trained differ from the simulator's", tc.name)
 		}
 	}
 }

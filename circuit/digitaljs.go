@@ -31,7 +31,9 @@ type djsCircuit struct {
 // Xnor, Not, Repeater (a pass-through) or Constant, with Not devices in
 // front of inverted operands (A AND NOT B is an And reading b through a
 // Not). Devices are named gK after gate K, and gK_nota / gK_notb for those
-// inverters. Gates that reach no output are left out.
+// inverters. Gates that reach no output are left out, and so are inputs
+// no device reads (a simplified rule often reads only a few of its 9*C),
+// so that every device present has all its ports connected.
 func WriteDigitalJS(w io.Writer, nl *Netlist) error {
 	if err := nl.Validate(); err != nil {
 		return fmt.Errorf("circuit: DigitalJS export: %w", err)
@@ -45,10 +47,6 @@ func WriteDigitalJS(w io.Writer, nl *Netlist) error {
 	id := func(v int32) string { return nl.valueName(v, "in%d", "g%d") }
 	connect := func(from, to, port string) {
 		d.Connectors = append(d.Connectors, djsConnector{From: djsPort{from, "out"}, To: djsPort{to, port}})
-	}
-	for i := 0; i < nl.NumInputs; i++ {
-		name := fmt.Sprintf("n%dc%d", i/c, i%c)
-		d.Devices[id(int32(i))] = map[string]any{"type": "Button", "label": name, "net": name, "order": i, "bits": 1}
 	}
 	for k, g := range nl.Gates {
 		gid := id(int32(nl.NumInputs + k))
@@ -111,6 +109,19 @@ func WriteDigitalJS(w io.Writer, nl *Netlist) error {
 		oid := fmt.Sprintf("out%d", j)
 		d.Devices[oid] = map[string]any{"type": "Lamp", "label": name, "net": name, "order": nl.NumInputs + j, "bits": 1}
 		connect(id(o), oid, "in")
+	}
+	// Only now is it known which inputs are read: an op that ignores an
+	// operand (a constant, a pass-through) connects nothing to it.
+	read := make(map[string]bool)
+	for _, con := range d.Connectors {
+		read[con.From.ID] = true
+	}
+	for i := 0; i < nl.NumInputs; i++ {
+		if !read[id(int32(i))] {
+			continue
+		}
+		name := fmt.Sprintf("n%dc%d", i/c, i%c)
+		d.Devices[id(int32(i))] = map[string]any{"type": "Button", "label": name, "net": name, "order": i, "bits": 1}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")

@@ -1,8 +1,9 @@
 // Package circuit treats a trained logic-gate cellular automaton as what it
 // is once discretised: a plain Boolean circuit. It simplifies the circuit,
 // checks two circuits for equivalence, runs it on a grid at the speed of
-// bitwise instructions, and exports it to Verilog, C, DigitalJS and
-// Graphviz DOT.
+// bitwise instructions, and exports it to Verilog (with a self-checking
+// testbench), C (with a header), DigitalJS and Graphviz DOT. The Verilog and
+// C exports carry the grid and boundary the rule was trained on (Options).
 //
 // # Conventions
 //

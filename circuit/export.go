@@ -40,18 +40,31 @@ func ParseFormat(s string) (Format, error) {
 	return 0, fmt.Errorf("circuit: unknown export format %q (want one of %s)", s, strings.Join(formatNames[:], ", "))
 }
 
-// Write writes the netlist in format f; name names the module, functions or
-// graph where the format has one.
-func Write(w io.Writer, nl *Netlist, f Format, name string) error {
+// Options say what an export calls the circuit and which grid the rule was
+// made for. dlca.Model.Config holds the grid of a trained model.
+type Options struct {
+	// Name names the Verilog modules, the C functions and macros and the
+	// DOT graph: an identifier, and no keyword of Verilog or C.
+	Name string
+	// Height, Width and Boundary are the grid the rule was trained on. The
+	// Verilog grid module takes them as its default parameters and the C
+	// header defines them, so that the rule runs as it was trained.
+	Height, Width int
+	Boundary      Boundary
+}
+
+// Write writes the netlist in format f (for C, the source; WriteCHeader
+// writes its header).
+func Write(w io.Writer, nl *Netlist, f Format, o Options) error {
 	switch f {
 	case Verilog:
-		return WriteVerilog(w, nl, name)
+		return WriteVerilog(w, nl, o)
 	case C:
-		return WriteC(w, nl, name)
+		return WriteC(w, nl, o)
 	case DigitalJS:
 		return WriteDigitalJS(w, nl)
 	case DOT:
-		return WriteDOT(w, nl, name)
+		return WriteDOT(w, nl, o.Name)
 	default:
 		if err := nl.Validate(); err != nil {
 			return err
@@ -88,6 +101,31 @@ var reserved = func() map[string]bool {
 	}
 	return m
 }()
+
+// checkGridExport validates what the Verilog and C exports need: what
+// checkExport does, a grid of at least one cell and a known boundary.
+func checkGridExport(nl *Netlist, o Options, format string) error {
+	if err := checkExport(nl, o.Name, format); err != nil {
+		return err
+	}
+	if o.Height < 1 || o.Width < 1 {
+		return fmt.Errorf("circuit: %s export: grid %dx%d: set Options.Height and Width to the grid the rule was trained on (at least 1x1)", format, o.Height, o.Width)
+	}
+	if o.Boundary > Periodic {
+		return fmt.Errorf("circuit: %s export: unknown %v (want Zero or Periodic)", format, o.Boundary)
+	}
+	return nil
+}
+
+// describe says in words which grid the rule was trained on, for the
+// exports' header comments; newline continues the comment on a new line.
+func (o Options) describe(newline string) string {
+	edge := "cells beyond the edges read as 0"
+	if o.Boundary == Periodic {
+		edge = "the grid wrapped around into a torus"
+	}
+	return fmt.Sprintf("trained on a %dx%d grid with the %v boundary%s(%s)", o.Height, o.Width, o.Boundary, newline, edge)
+}
 
 // checkExport validates what every exporter needs: a name usable as an
 // identifier in the target languages and a well-formed CA netlist.

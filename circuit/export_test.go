@@ -14,7 +14,7 @@ func TestWriteEveryFormat(t *testing.T) {
 			t.Fatalf("ParseFormat(%q) = %v, %v", f.String(), got, err)
 		}
 		var buf bytes.Buffer
-		if err := Write(&buf, nl, f, "life"); err != nil || buf.Len() == 0 {
+		if err := Write(&buf, nl, f, Options{Name: "life", Height: 8, Width: 8, Boundary: Periodic}); err != nil || buf.Len() == 0 {
 			t.Fatalf("%v: wrote %d bytes, %v", f, buf.Len(), err)
 		}
 	}

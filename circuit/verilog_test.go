@@ -58,13 +58,13 @@ func parseBits(t *testing.T, s string, n int) []uint8 {
 	return bits
 }
 
-func writeVerilogFile(t *testing.T, dir string, nl *Netlist, name string) {
+func writeVerilogFile(t *testing.T, dir string, nl *Netlist, o Options) {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteVerilog(&buf, nl, name); err != nil {
+	if err := WriteVerilog(&buf, nl, o); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, name+".v"), buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, o.Name+".v"), buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -85,7 +85,7 @@ func TestVerilogCellMatchesEval(t *testing.T) {
 	}
 	var vectors []vector
 	for i, nl := range nls {
-		writeVerilogFile(t, dir, nl, fmt.Sprintf("rule%d", i))
+		writeVerilogFile(t, dir, nl, Options{Name: fmt.Sprintf("rule%d", i), Height: 4, Width: 4})
 		files = append(files, fmt.Sprintf("rule%d.v", i))
 		fmt.Fprintf(&tb, "  reg [%d:0] in%d;\n  wire [%d:0] out%d;\n  rule%d dut%d(.in(in%d), .out(out%d));\n",
 			nl.NumInputs-1, i, nl.Channels()-1, i, i, i, i, i)
@@ -123,6 +123,8 @@ func TestVerilogCellMatchesEval(t *testing.T) {
 
 // The grid wrapper against the simulator: load a random grid, one
 // synchronous step, then asynchronous steps with the simulator's masks.
+// The grid module runs with its default parameters, which must be the
+// grid and boundary the export was given.
 func TestVerilogGridMatchesSim(t *testing.T) {
 	needTool(t, "iverilog", "iverilog")
 	rng := rand.New(rand.NewPCG(22, 0))
@@ -130,18 +132,13 @@ func TestVerilogGridMatchesSim(t *testing.T) {
 	for _, b := range []Boundary{Periodic, Zero} {
 		for _, nl := range []*Netlist{LifeCircuit(), randomCA(rng, 2, 80), wireConstCA()} {
 			dir := t.TempDir()
-			writeVerilogFile(t, dir, nl, "rule")
+			writeVerilogFile(t, dir, nl, Options{Name: "rule", Height: h, Width: w, Boundary: b})
 			c := nl.Channels()
 			g := NewGrid(h, w, c)
 			g.Randomize(rng)
-			periodic := 0
-			if b == Periodic {
-				periodic = 1
-			}
 			var tb strings.Builder
 			fmt.Fprintf(&tb, "module tb;\n  reg clk = 0, load = 1;\n  reg [%d:0] fire;\n  wire [%d:0] state;\n", h*w-1, h*w*c-1)
-			fmt.Fprintf(&tb, "  rule_grid #(.H(%d), .W(%d), .PERIODIC(%d)) dut(.clk(clk), .load(load), .fire(fire), .init(%s), .state(state));\n",
-				h, w, periodic, verilogBits(g.Cells()))
+			fmt.Fprintf(&tb, "  rule_grid dut(.clk(clk), .load(load), .fire(fire), .init(%s), .state(state));\n", verilogBits(g.Cells()))
 			tb.WriteString("  initial begin\n    fire = 0; #1 clk = 1; #1 clk = 0; load = 0;\n")
 			sim := NewSim(nl, b, 1)
 			want := []*Grid{}
@@ -187,17 +184,53 @@ func TestVerilogGridMatchesSim(t *testing.T) {
 
 func TestExportRejectsBadInput(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteVerilog(&buf, LifeCircuit(), "1bad"); err == nil {
+	ok := Options{Name: "ok", Height: 4, Width: 4}
+	if err := WriteVerilog(&buf, LifeCircuit(), Options{Name: "1bad", Height: 4, Width: 4}); err == nil {
 		t.Error("WriteVerilog accepted the name 1bad")
 	}
-	if err := WriteVerilog(&buf, &Netlist{NumInputs: 4, Outputs: []int32{0}}, "ok"); err == nil {
+	if err := WriteVerilog(&buf, &Netlist{NumInputs: 4, Outputs: []int32{0}}, ok); err == nil {
 		t.Error("WriteVerilog accepted a netlist that is not a CA rule")
+	}
+	// The grid exports need the training grid: no silent default.
+	writers := map[string]func(o Options) error{
+		"Verilog":   func(o Options) error { return WriteVerilog(&buf, LifeCircuit(), o) },
+		"C":         func(o Options) error { return WriteC(&buf, LifeCircuit(), o) },
+		"C header":  func(o Options) error { return WriteCHeader(&buf, LifeCircuit(), o) },
+		"testbench": func(o Options) error { return WriteVerilogTestbench(&buf, LifeCircuit(), o, NewGrid(4, 4, 1), 1) },
+	}
+	for what, write := range writers {
+		for _, tc := range []struct {
+			o    Options
+			want string
+		}{
+			{Options{Name: "ok"}, "grid 0x0"},
+			{Options{Name: "ok", Height: 4}, "grid 4x0"},
+			{Options{Name: "ok", Height: 4, Width: 4, Boundary: 7}, "unknown Boundary(7)"},
+		} {
+			if err := write(tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s export with %+v: error %v, want one saying %q", what, tc.o, err, tc.want)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		init  *Grid
+		steps int
+		want  string
+	}{
+		{nil, 1, "must be 4x4 with 1 channel(s)"},
+		{NewGrid(4, 5, 1), 1, "must be 4x4 with 1 channel(s)"},
+		{NewGrid(4, 4, 2), 1, "must be 4x4 with 1 channel(s)"},
+		{NewGrid(4, 4, 1), 0, "0 steps"},
+	} {
+		if err := WriteVerilogTestbench(&buf, LifeCircuit(), ok, tc.init, tc.steps); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("testbench of %d steps: error %v, want one saying %q", tc.steps, err, tc.want)
+		}
 	}
 	// Keywords of either language would make output the compilers reject
 	// (iverilog fails on "module cell", gcc on "void int(...)").
 	for _, name := range []string{"cell", "module", "wire", "int", "static", "void"} {
 		for _, f := range []Format{Verilog, C, DOT} { // DigitalJS documents carry no name
-			if err := Write(&buf, LifeCircuit(), f, name); err == nil || !strings.Contains(err.Error(), "reserved") {
+			if err := Write(&buf, LifeCircuit(), f, Options{Name: name, Height: 4, Width: 4}); err == nil || !strings.Contains(err.Error(), "reserved") {
 				t.Errorf("%v export of name %q: error %v, want a reserved-word error", f, name, err)
 			}
 		}
@@ -211,7 +244,7 @@ func TestVerilogSynthesizes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 0))
 	nl := randomCA(rng, 2, 60)
 	dir := t.TempDir()
-	writeVerilogFile(t, dir, nl, "rule")
+	writeVerilogFile(t, dir, nl, Options{Name: "rule", Height: 16, Width: 16})
 	const h, w = 3, 4
 	out := run(t, dir, "yosys", "-p", fmt.Sprintf(
 		"read_verilog rule.v; chparam -set H %d -set W %d rule_grid; synth -flatten -top rule_grid; check -assert; stat", h, w))
@@ -225,5 +258,87 @@ func TestVerilogSynthesizes(t *testing.T) {
 	}
 	if want := h * w * nl.Channels(); flops != want {
 		t.Errorf("synthesized %d flip-flops, want %d (one per cell and channel):\n%s", flops, want, stats)
+	}
+}
+
+// runTestbench writes the grid modules of nl with options grid and the
+// testbench with options bench (the same, unless a test wants them to
+// disagree), runs them under Icarus and returns what vvp printed. perturb,
+// when not nil, edits the testbench text first.
+func runTestbench(t *testing.T, nl *Netlist, grid, bench Options, init *Grid, steps int, perturb func(string) string) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeVerilogFile(t, dir, nl, grid)
+	var tb bytes.Buffer
+	if err := WriteVerilogTestbench(&tb, nl, bench, init, steps); err != nil {
+		t.Fatal(err)
+	}
+	text := tb.String()
+	if perturb != nil {
+		text = perturb(text)
+	}
+	os.WriteFile(filepath.Join(dir, "tb.v"), []byte(text), 0o644)
+	run(t, dir, "iverilog", "-Wall", "-o", "sim", grid.Name+".v", "tb.v")
+	return run(t, dir, "vvp", "-n", "sim")
+}
+
+// flipBit0 flips bit 0 (cell (0, 0), channel 0) of the literal assigned
+// to expected[step] in a testbench.
+func flipBit0(t *testing.T, tb string, step int) string {
+	t.Helper()
+	prefix := fmt.Sprintf("expected[%d] = ", step)
+	i := strings.Index(tb, prefix)
+	if i < 0 {
+		t.Fatalf("the testbench assigns no %q", prefix)
+	}
+	end := i + strings.Index(tb[i:], ";") - 1 // the literal's last hex digit
+	d, err := strconv.ParseUint(tb[end:end+1], 16, 4)
+	if err != nil {
+		t.Fatalf("expected[%d] does not end in a hex digit: %v", step, err)
+	}
+	return tb[:end] + strconv.FormatUint(d^1, 16) + tb[end+1:]
+}
+
+// The testbench passes on the learned circuits, each on its training
+// boundary, and fails, naming the step and the cell count, when one
+// expected bit is wrong or the grid module's boundary is not the one the
+// simulator used.
+func TestVerilogTestbench(t *testing.T) {
+	needTool(t, "iverilog", "iverilog")
+	rng := rand.New(rand.NewPCG(24, 0))
+	for _, tc := range []struct {
+		name  string
+		o     Options
+		steps int
+	}{
+		{"checkerboard", Options{Name: "checkerboard", Height: 16, Width: 16, Boundary: Zero}, 12},
+		{"life", Options{Name: "life", Height: 9, Width: 11, Boundary: Periodic}, 8},
+	} {
+		nl := learned(t, tc.name)
+		init := NewGrid(tc.o.Height, tc.o.Width, nl.Channels())
+		init.Randomize(rng)
+		cells := tc.o.Height * tc.o.Width
+		out := runTestbench(t, nl, tc.o, tc.o, init, tc.steps, nil)
+		for step := 1; step <= tc.steps; step++ {
+			if line := fmt.Sprintf("step %d: 0 of %d cells differ\n", step, cells); !strings.Contains(out, line) {
+				t.Errorf("%s: the testbench does not print %q:\n%s", tc.name, line, out)
+			}
+		}
+		if !strings.Contains(out, "PASS: "+tc.name+"_grid matches the simulator for all") || strings.Contains(out, "FAIL") {
+			t.Errorf("%s: the testbench does not pass:\n%s", tc.name, out)
+		}
+
+		out = runTestbench(t, nl, tc.o, tc.o, init, tc.steps, func(tb string) string { return flipBit0(t, tb, 3) })
+		if !strings.Contains(out, fmt.Sprintf("step 3: 1 of %d cells differ", cells)) ||
+			!strings.Contains(out, "FAIL: "+tc.name+"_grid differs from the simulator in 1 of") || strings.Contains(out, "PASS") {
+			t.Errorf("%s: with one expected bit of step 3 flipped, the testbench does not fail there:\n%s", tc.name, out)
+		}
+
+		wrong := tc.o
+		wrong.Boundary = 1 - tc.o.Boundary
+		out = runTestbench(t, nl, wrong, tc.o, init, tc.steps, nil)
+		if !strings.Contains(out, "FAIL") || strings.Contains(out, "PASS") {
+			t.Errorf("%s: the grid module with the %v boundary passes a testbench of the %v boundary:\n%s", tc.name, wrong.Boundary, tc.o.Boundary, out)
+		}
 	}
 }

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,8 +19,9 @@ import (
 
 // evalDigitalJS is a small DigitalJS interpreter for the device types the
 // exporter uses. It checks the document's structure on the way: every
-// connector joins existing devices through ports their type has, and every
-// input port is driven exactly once.
+// connector joins existing devices through ports their type has, every
+// input port is driven exactly once and every device but a Lamp drives
+// something (no input or gate is left unconnected).
 func evalDigitalJS(t *testing.T, doc []byte, in []uint8, outputs int) []uint8 {
 	t.Helper()
 	var c djsCircuit
@@ -56,7 +60,14 @@ func evalDigitalJS(t *testing.T, doc []byte, in []uint8, outputs int) []uint8 {
 		}
 		driver[key] = k.From.ID
 	}
+	drives := map[string]bool{}
+	for _, from := range driver {
+		drives[from] = true
+	}
 	for id, d := range c.Devices {
+		if d["type"] != "Lamp" && !drives[id] {
+			t.Fatalf("device %q (%v) drives nothing", id, d["type"])
+		}
 		for _, p := range inPorts[d["type"].(string)] {
 			if _, ok := driver[id+"."+p]; !ok {
 				t.Fatalf("%s.%s is not driven", id, p)
@@ -106,7 +117,10 @@ func evalDigitalJS(t *testing.T, doc []byte, in []uint8, outputs int) []uint8 {
 
 func TestDigitalJSMatchesEval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 0))
-	for _, nl := range []*Netlist{LifeCircuit(), labelled(randomCA(rng, 2, 100)), randomCA(rng, 1, 30), wireConstCA()} {
+	// The simplified learned checkerboard reads a few of its 72 inputs and
+	// wireConstCA one of 18: the others must not appear.
+	checkerboard, _ := Simplify(learned(t, "checkerboard"))
+	for _, nl := range []*Netlist{LifeCircuit(), labelled(randomCA(rng, 2, 100)), randomCA(rng, 1, 30), wireConstCA(), checkerboard} {
 		var buf bytes.Buffer
 		if err := WriteDigitalJS(&buf, nl); err != nil {
 			t.Fatal(err)
@@ -119,6 +133,59 @@ func TestDigitalJSMatchesEval(t *testing.T) {
 			if got, want := evalDigitalJS(t, buf.Bytes(), in, nl.Channels()), nl.Eval(in); !bytes.Equal(got, want) {
 				t.Fatalf("inputs %v: DigitalJS document gives %v, Eval %v", in, got, want)
 			}
+		}
+	}
+}
+
+// The DigitalJS export runs in DigitalJS itself, headless under Node,
+// with the script docs/circuits.md shows (testdata/digitaljs.js), and
+// gives Eval's outputs. It needs node and the digitaljs npm package where
+// Node finds it (npm install digitaljs in some DIR, then
+// NODE_PATH=DIR/node_modules), and is skipped otherwise.
+func TestDigitalJSRunsInNode(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join("testdata", "digitaljs.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc, err := os.ReadFile(filepath.Join("..", "docs", "circuits.md")); err != nil || !bytes.Contains(doc, script) {
+		t.Errorf("docs/circuits.md does not show testdata/digitaljs.js as it is (%v)", err)
+	}
+	needTool(t, "node", "nodejs")
+	probe := exec.Command("node", "-e", "require.resolve('digitaljs')")
+	probe.Dir = "testdata" // where the script resolves it from
+	if msg, err := probe.CombinedOutput(); err != nil {
+		line, _, _ := strings.Cut(string(msg), "\n")
+		t.Skipf("Node cannot find the digitaljs package (npm install digitaljs in DIR, then NODE_PATH=DIR/node_modules): %s", line)
+	}
+	rng := rand.New(rand.NewPCG(42, 0))
+	checkerboard, _ := Simplify(learned(t, "checkerboard"))
+	dir := t.TempDir()
+	for i, nl := range []*Netlist{checkerboard, randomCA(rng, 2, 100), wireConstCA()} {
+		var buf bytes.Buffer
+		if err := WriteDigitalJS(&buf, nl); err != nil {
+			t.Fatal(err)
+		}
+		doc := filepath.Join(dir, fmt.Sprintf("rule%d.digitaljs.json", i))
+		os.WriteFile(doc, buf.Bytes(), 0o644)
+		args := []string{"digitaljs.js", doc}
+		var want []string
+		for range 64 {
+			in := make([]uint8, nl.NumInputs)
+			var sb strings.Builder
+			for k := range in {
+				in[k] = uint8(rng.IntN(2))
+				sb.WriteByte('0' + in[k])
+			}
+			args = append(args, sb.String())
+			var out strings.Builder
+			for _, b := range nl.Eval(in) {
+				out.WriteByte('0' + b)
+			}
+			want = append(want, out.String())
+		}
+		got := strings.Fields(run(t, "testdata", "node", args...))
+		if !slices.Equal(got, want) {
+			t.Fatalf("netlist %d: DigitalJS computes\n%v\nEval\n%v", i, got, want)
 		}
 	}
 }
@@ -190,7 +257,10 @@ func parseDOT(t *testing.T, doc string, numInputs, outputs int) *Netlist {
 
 func TestDOTRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(42, 0))
-	for _, nl := range []*Netlist{LifeCircuit(), labelled(randomCA(rng, 2, 100)), randomCA(rng, 1, 30), wireConstCA()} {
+	// The simplified learned checkerboard reads a few of its 72 inputs and
+	// wireConstCA one of 18: the others must not appear.
+	checkerboard, _ := Simplify(learned(t, "checkerboard"))
+	for _, nl := range []*Netlist{LifeCircuit(), labelled(randomCA(rng, 2, 100)), randomCA(rng, 1, 30), wireConstCA(), checkerboard} {
 		var buf bytes.Buffer
 		if err := WriteDOT(&buf, nl, "rule"); err != nil {
 			t.Fatal(err)

@@ -5,16 +5,21 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"strings"
 
 	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/internal/safefile"
 	"github.com/dlca/dlca/web"
 )
 
 // runExport writes a saved model's hard circuit as Verilog, C, DigitalJS,
 // Graphviz DOT, netlist JSON or a self-contained HTML page that runs it,
-// simplified unless -simplify=false.
+// simplified unless -simplify=false. The Verilog and C exports carry the
+// model's grid and boundary; C comes with a header and Verilog, on
+// request, with a testbench that checks it against the simulator.
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dlca export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -23,9 +28,12 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.String("o", "", "output file (required; written atomically; - for standard output)")
 	name := fs.String("name", "rule", "module, function and graph name (an identifier)")
 	simplify := fs.Bool("simplify", true, "simplify the circuit first and print the gate counts per network")
-	experiment := fs.String("experiment", "", "with -format html: the experiment whose initial states and target the page offers (default: random states, no target); with html-train: the experiment to train (required)")
-	seed := fs.Uint64("seed", 23, "with -format html: seed of the initial states and of the page's random states and fire masks; with html-train: the training's seed")
+	experiment := fs.String("experiment", "", "with -format html: the experiment whose initial states and target the page offers (default: random states, no target); with -testbench: the experiment whose initial state it starts from (default: random bits); with html-train: the experiment to train (required)")
+	seed := fs.Uint64("seed", 23, "with -format html: seed of the initial states and of the page's random states and fire masks; with -testbench: seed of its initial state; with html-train: the training's seed")
 	iterations := fs.Int("iterations", 0, "with -format html-train: iterations (0 = the experiment's)")
+	header := fs.String("header", "", "with -format c: the header file to write (default: -o with .c replaced by .h; none when -o is -)")
+	testbench := fs.String("testbench", "", "with -format verilog: also write a Verilog testbench to this file that runs the grid module for -steps steps and checks each state against the simulator (iverilog -o sim RULE.v TESTBENCH.v && vvp -n sim)")
+	steps := fs.Int("steps", 20, "with -testbench: the synchronous steps it runs and checks")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -49,7 +57,34 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if f, err = circuit.ParseFormat(*format); err != nil {
 			return fmt.Errorf("unknown export format %q (want verilog, c, digitaljs, dot, json, html or html-train)", *format)
 		}
-	} else if *experiment != "" {
+	}
+	// The extra files: C's header and Verilog's testbench.
+	switch {
+	case *header != "" && (html || f != circuit.C):
+		return fmt.Errorf("-header is for -format c (the C header); -format %s writes none", *format)
+	case *testbench != "" && (html || f != circuit.Verilog):
+		return fmt.Errorf("-testbench is for -format verilog; -format %s has none", *format)
+	case *testbench != "" && *steps < 1:
+		return fmt.Errorf("-steps %d: the testbench needs at least 1 step", *steps)
+	}
+	if !html && f == circuit.C && *header == "" && !safefile.IsStdout(*out) {
+		*header = strings.TrimSuffix(*out, ".c") + ".h"
+	}
+	for flag, path := range map[string]string{"-header": *header, "-testbench": *testbench} {
+		if path == "" {
+			continue
+		}
+		if err := checkOutput(flag, path, "model file", *model); err != nil {
+			return err
+		}
+		if err := notInput(flag, path, "-o file", *out); err != nil {
+			return err
+		}
+		if safefile.IsStdout(path) && safefile.IsStdout(*out) {
+			return fmt.Errorf("%s %s: -o is standard output already; name a file for one of them", flag, path)
+		}
+	}
+	if *experiment != "" && (html || *testbench != "") {
 		if _, err := experiments.Get(*experiment); err != nil {
 			return err
 		}
@@ -64,9 +99,18 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		nl, report = circuit.Simplify(nl)
 		fmt.Fprint(info, report)
 	}
+	// The model's own grid, so that the Verilog grid module and the C
+	// header default to the grid and boundary the rule was trained on.
+	opts := circuit.Options{Name: *name, Height: m.Config.Height, Width: m.Config.Width, Boundary: m.Config.Boundary}
+	var bench *testbenchStart
+	if *testbench != "" {
+		if bench, err = newTestbenchStart(m, *model, *experiment, *seed); err != nil {
+			return err
+		}
+	}
 	// On an error (a -name that is no identifier, say) or an interrupt,
 	// writeOutput removes its temporary file: nothing is left behind.
-	write := func(w io.Writer) error { return circuit.Write(w, nl, f, *name) }
+	write := func(w io.Writer) error { return circuit.Write(w, nl, f, opts) }
 	if html {
 		page, err := htmlPage(m, nl, *model, *experiment, *seed)
 		if err != nil {
@@ -77,6 +121,56 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := writeOutput(ctx, *out, write); err != nil {
 		return err
 	}
-	fmt.Fprintf(info, "wrote %s (%d gates, %v)\n", *out, len(nl.Gates), *format)
+	grid := ""
+	if !html && (f == circuit.Verilog || f == circuit.C) {
+		grid = fmt.Sprintf(", for the model's %dx%d grid with the %v boundary", opts.Height, opts.Width, opts.Boundary)
+	}
+	fmt.Fprintf(info, "wrote %s (%d gates, %v%s)\n", *out, len(nl.Gates), *format, grid)
+	switch {
+	case *header != "":
+		if err := writeOutput(ctx, *header, func(w io.Writer) error { return circuit.WriteCHeader(w, nl, opts) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(info, "wrote %s (the C header)\n", *header)
+	case !html && f == circuit.C:
+		fmt.Fprintln(info, "no C header written (-o is standard output; name one with -header); the source declares everything itself")
+	}
+	if bench == nil {
+		return nil
+	}
+	if err := writeOutput(ctx, *testbench, func(w io.Writer) error {
+		return circuit.WriteVerilogTestbench(w, nl, opts, bench.grid, *steps)
+	}); err != nil {
+		return err
+	}
+	rule := *out
+	if safefile.IsStdout(rule) {
+		rule = *name + ".v"
+	}
+	fmt.Fprintf(info, "wrote %s (testbench: %d steps from %s, seed %d); run it with\n  iverilog -o sim %s %s && vvp -n sim\n", *testbench, *steps, bench.from, *seed, rule, *testbench)
 	return nil
+}
+
+// testbenchStart is the initial state of a Verilog testbench.
+type testbenchStart struct {
+	grid *circuit.Grid
+	from string // where it came from, in words
+}
+
+// newTestbenchStart draws the initial state of model m's (from file path)
+// testbench on its training grid with seed: experiment's initial state, or
+// random bits without one.
+func newTestbenchStart(m *dlca.Model, path, experiment string, seed uint64) (*testbenchStart, error) {
+	rng := rand.New(rand.NewPCG(seed, 0))
+	h, w, c := m.Config.Height, m.Config.Width, m.Config.Channels
+	if experiment == "" {
+		g := circuit.NewGrid(h, w, c)
+		g.Randomize(rng)
+		return &testbenchStart{g, "random bits"}, nil
+	}
+	e, _, err := loadModel(path, experiment) // checks the channels agree
+	if err != nil {
+		return nil, err
+	}
+	return &testbenchStart{bitGrid(e.Init(rng, h, w, c), h, w, c), e.Name + "'s initial state"}, nil
 }

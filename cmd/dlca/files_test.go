@@ -111,6 +111,7 @@ func TestOutputToStdout(t *testing.T) {
 	}{
 		{"export -o -", []string{"export", "-model", model, "-o", "-"}, "// rule", "wrote - ("},
 		{"export -o /dev/stdout", []string{"export", "-model", model, "-o", "/dev/stdout"}, "// rule", "wrote /dev/stdout"},
+		{"export -format c -o -", []string{"export", "-model", model, "-format", "c", "-o", "-"}, "/* rule", "no C header written"},
 		{"eval -gif -", []string{"eval", "-experiment", "checkerboard-small", "-model", model, "-size", "8", "-steps", "2", "-gif", "-"}, "GIF89a", "cells differ"},
 		{"eval -states -", []string{"eval", "-experiment", "checkerboard-small", "-model", model, "-size", "8", "-steps", "2", "-states", "-"}, "\x93NUMPY", "wrote - (3 states"},
 		{"results -out -", []string{"results", "-out", "-", fakeRun(t, dir, "run", goodRun)}, "# Results", "wrote - (1 runs)"},
