@@ -59,7 +59,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	var final *dlca.Bits
 	if *gif != "" {
-		final, err = saveRolloutGIF(*gif, o, isSoft, roll)
+		final, err = saveRolloutGIF(*gif, "", e, o, isSoft, roll)
 	} else {
 		final, err = roll(nil)
 	}
