@@ -51,6 +51,19 @@ func WrongCells(e *Experiment, s *dlca.Bits, hole int) int {
 	return wrong
 }
 
+// WrongMask returns, for each cell of image 0 of s in row-major order,
+// whether its loss channels differ from e's target (the cells WrongCells
+// counts, with no hole), or nil when e has no fixed target (its target
+// depends on the initial state, as Game of Life's does).
+func WrongMask(e *Experiment, s *dlca.Bits) []bool {
+	if e.Target == nil {
+		return nil
+	}
+	wrong := make([]bool, s.Height*s.Width)
+	forWrongCells(e, s, 0, func(y, x int) { wrong[y*s.Width+x] = true })
+	return wrong
+}
+
 // forWrongCells calls f(y, x) for every cell of image 0 of s, outside the
 // centre hole x hole square, whose loss channels differ from e's target.
 func forWrongCells(e *Experiment, s *dlca.Bits, hole int, f func(y, x int)) {

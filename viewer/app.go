@@ -39,6 +39,11 @@ type Options struct {
 	// ScreenshotDir is where the screenshot key writes dlca-view-NNN.png;
 	// "" means the working directory.
 	ScreenshotDir string
+	// Wrong, when not nil, compares a state with the target: it returns,
+	// for every cell in row-major order, whether the cell differs from it
+	// (nil: no target for this state). The App frames those cells in
+	// painter.WrongColour and shows their count in the panel.
+	Wrong func(painter.Frame) []bool
 }
 
 // App is the viewer's state. Its methods must be called from one goroutine
@@ -69,9 +74,10 @@ type App struct {
 	shots   shooter
 	message string
 
-	frame   *image.RGBA
-	version int // bumped by every change that alters the picture
-	drawn   int // version of frame
+	frame      *image.RGBA
+	shownWrong []bool // the cells of the shown state that differ from the target (Options.Wrong)
+	version    int    // bumped by every change that alters the picture
+	drawn      int    // version of frame
 }
 
 // New returns an App that shows sim (replay of a saved model).

@@ -301,3 +301,53 @@ func TestInitialSpeedRoundsDown(t *testing.T) {
 		}
 	}
 }
+
+// TestWrongCellsFramed: with Options.Wrong, the cells it reports are framed
+// in painter.WrongColour (their centres keep their colour), every other
+// cell is exactly the painter's, and the panel's count changes with them.
+func TestWrongCellsFramed(t *testing.T) {
+	alive := func(f painter.Frame) []bool { // "wrong" = channel 0 on, independent of the App
+		w := make([]bool, f.H*f.W)
+		for i := range w {
+			w[i] = f.Cells[i*f.C] > 0.5
+		}
+		return w
+	}
+	a, sim := newApp(t, viewer.Options{Wrong: alive})
+	img := cloneRGBA(render(a))
+	f := sim.Frame()
+	want := painter.Paint(f, painter.Options{Scale: 32})
+	g := a.GridRect().Min
+	marked := 0
+	for y := range f.H {
+		for x := range f.W {
+			cell := image.Rect(x*32, y*32, (x+1)*32, (y+1)*32)
+			if f.At(y, x, 0) > 0.5 {
+				marked++
+				if c := img.RGBAAt(g.X+cell.Min.X, g.Y+cell.Min.Y); c != painter.WrongColour {
+					t.Fatalf("wrong cell (%d,%d): corner %v, want %v", y, x, c, painter.WrongColour)
+				}
+				if c, w := img.RGBAAt(g.X+cell.Min.X+16, g.Y+cell.Min.Y+16), want.RGBAAt(cell.Min.X+16, cell.Min.Y+16); c != w {
+					t.Fatalf("wrong cell (%d,%d): centre %v, want %v", y, x, c, w)
+				}
+				continue
+			}
+			assertRegion(t, img, cell.Add(g), want.SubImage(cell))
+		}
+	}
+	if marked == 0 {
+		t.Fatal("the toy grid has no live cell: nothing was checked")
+	}
+	none, _ := newApp(t, viewer.Options{Wrong: func(f painter.Frame) []bool { return make([]bool, f.H*f.W) }})
+	panel := image.Rect(a.GridRect().Max.X+8, 0, 640, 400)
+	other := render(none)
+	same := true
+	for y := panel.Min.Y; y < panel.Max.Y; y++ {
+		for x := panel.Min.X; x < panel.Max.X; x++ {
+			same = same && img.RGBAAt(x, y) == other.RGBAAt(x, y)
+		}
+	}
+	if same {
+		t.Error("the panel is the same with no wrong cell as with some")
+	}
+}

@@ -7,10 +7,6 @@ import (
 	"image/draw"
 	"strings"
 
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/basicfont"
-	"golang.org/x/image/math/fixed"
-
 	"github.com/dlca/dlca/viewer/painter"
 )
 
@@ -54,7 +50,10 @@ func (a *App) Render() (*image.RGBA, int) {
 func (a *App) compose(dst *image.RGBA) {
 	fill(dst, dst.Rect, backgroundColour)
 	if a.sim != nil {
-		painter.PaintAt(dst, a.gridRect.Min, a.sim.Frame(), a.view)
+		f := a.sim.Frame()
+		a.shownWrong = a.wrong(f)
+		painter.PaintAt(dst, a.gridRect.Min, f, a.view)
+		painter.MarkWrong(dst, a.gridRect.Min, f.H, f.W, a.shownWrong, a.view)
 	} else {
 		drawText(dst, image.Pt(margin, margin), textColour, "waiting for the first model...")
 	}
@@ -81,6 +80,10 @@ func (a *App) drawPanel(dst *image.RGBA, r image.Rectangle) {
 	t.line(textColour, fmt.Sprintf("%s  %s  %s", pick(a.mode.Hard, "hard", "soft"), pick(a.mode.Async, "async", "sync"), a.channelName()))
 	if f := a.Frame(); f.H > 0 {
 		t.line(dimColour, fmt.Sprintf("grid %dx%d, %d channels, x%d", f.H, f.W, f.C, a.scale))
+		if a.sim != nil && a.shownWrong != nil {
+			n := painter.CountWrong(a.shownWrong)
+			t.line(pick(n == 0, textColour, painter.WrongColour), fmt.Sprintf("%d of %d cells wrong (framed)", n, f.H*f.W))
+		}
 	}
 	if a.live != nil {
 		a.drawTraining(&t, r)
@@ -115,6 +118,15 @@ func (a *App) drawTraining(t *textBox, r image.Rectangle) {
 		drawLossPlot(t.dst, plot, a.stats.soft, a.stats.hard)
 		t.at.Y = plot.Max.Y + 6
 	}
+}
+
+// wrong returns which cells of f differ from the target, or nil when
+// there is no target to compare with.
+func (a *App) wrong(f painter.Frame) []bool {
+	if a.opt.Wrong == nil {
+		return nil
+	}
+	return a.opt.Wrong(f)
 }
 
 func (a *App) channelName() string {
@@ -173,20 +185,14 @@ func (t *textBox) skip() { t.at.Y += lineHeight / 2 }
 
 // drawText writes s with its top-left corner at p.
 func drawText(dst *image.RGBA, p image.Point, c color.RGBA, s string) {
-	d := font.Drawer{
-		Dst:  dst,
-		Src:  image.NewUniform(c),
-		Face: basicfont.Face7x13,
-		Dot:  fixed.P(p.X, p.Y+basicfont.Face7x13.Ascent),
-	}
-	d.DrawString(s)
+	painter.WriteText(dst, p, c, s)
 }
 
 func fill(dst *image.RGBA, r image.Rectangle, c color.RGBA) {
 	draw.Draw(dst, r, image.NewUniform(c), image.Point{}, draw.Src)
 }
 
-func pick(cond bool, yes, no string) string {
+func pick[T any](cond bool, yes, no T) T {
 	if cond {
 		return yes
 	}

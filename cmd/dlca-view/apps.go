@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/cmd/dlca-view/internal/cli"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
 	"github.com/dlca/dlca/gpu"
@@ -15,62 +16,74 @@ import (
 	"github.com/dlca/dlca/viewer/painter"
 )
 
-func painterOptions(f *flags) painter.Options {
-	return painter.Options{Channel: f.channel, RGB: f.rgb, GridLines: f.gridLines}
+func painterOptions(f *cli.Flags) painter.Options {
+	return painter.Options{Channel: f.Channel, RGB: f.RGB, GridLines: f.GridLines}
 }
 
 // colourTarget switches to RGB for an experiment whose target is a colour
 // picture (three loss channels, such as colour-g), unless -channel was given.
-func colourTarget(f *flags, e *experiments.Experiment, opt *viewer.Options) {
-	if len(e.LossChannels) >= 3 && !f.channelSet {
+func colourTarget(f *cli.Flags, e *experiments.Experiment, opt *viewer.Options) {
+	if len(e.LossChannels) >= 3 && !f.ChannelSet {
 		opt.View.RGB = true
 	}
 }
 
+// wrongCells compares a shown state with e's target, for the viewer to
+// frame the cells that differ (nil for an experiment whose target depends
+// on the initial state, as Game of Life's does).
+func wrongCells(e *experiments.Experiment) func(painter.Frame) []bool {
+	if e.Target == nil {
+		return nil
+	}
+	return func(f painter.Frame) []bool {
+		return experiments.WrongMask(e, dlca.BitsOf(autograd.New(f.Cells, 1, f.H, f.W, f.C)))
+	}
+}
+
 // gridSize returns the grid the flags ask for, defaulting to h x w.
-func gridSize(f *flags, h, w int) (int, int) {
-	if f.size > 0 {
-		h, w = f.size, f.size
+func gridSize(f *cli.Flags, h, w int) (int, int) {
+	if f.Size > 0 {
+		h, w = f.Size, f.Size
 	}
-	if f.rows > 0 {
-		h = f.rows
+	if f.Rows > 0 {
+		h = f.Rows
 	}
-	if f.cols > 0 {
-		w = f.cols
+	if f.Cols > 0 {
+		w = f.Cols
 	}
 	return h, w
 }
 
 // checkChannel says when -channel names no channel of a c-channel model.
-func checkChannel(f *flags, c int) error {
-	if f.channel < 0 || f.channel >= c {
-		return fmt.Errorf("-channel %d: the model has channels 0 to %d", f.channel, c-1)
+func checkChannel(f *cli.Flags, c int) error {
+	if f.Channel < 0 || f.Channel >= c {
+		return fmt.Errorf("-channel %d: the model has channels 0 to %d", f.Channel, c-1)
 	}
 	return nil
 }
 
-func modelPath(f *flags) string { return filepath.Join(f.long.Out, "model.json") }
+func modelPath(f *cli.Flags) string { return filepath.Join(f.Long.Out, "model.json") }
 
-// liveApp starts training f.train and returns the App that shows it. When
+// liveApp starts training f.Train and returns the App that shows it. When
 // the window closes before training ends, the checkpoint is saved and *note
 // says how to resume.
-func liveApp(ctx context.Context, f *flags, opt viewer.Options, note *string, stderr io.Writer) (*viewer.App, string, error) {
-	resumed, err := f.long.Resumed()
+func liveApp(ctx context.Context, f *cli.Flags, opt viewer.Options, note *string, stderr io.Writer) (*viewer.App, string, error) {
+	resumed, err := f.Long.Resumed()
 	if err != nil {
 		return nil, "", err
 	}
-	e, err := experiments.Get(f.long.Experiment)
+	e, err := experiments.Get(f.Long.Experiment)
 	if err != nil {
 		return nil, "", err
 	}
-	if f.long.Iterations > 0 {
-		e.Iterations = f.long.Iterations
+	if f.Long.Iterations > 0 {
+		e.Iterations = f.Long.Iterations
 	}
-	e.Seed, e.Model.Seed = f.long.Seed, f.long.WiringSeed
+	e.Seed, e.Model.Seed = f.Long.Seed, f.Long.WiringSeed
 	if err := checkChannel(f, e.Model.Channels); err != nil {
 		return nil, "", err
 	}
-	if err := f.long.CheckModel(resumed, e.Model); err != nil {
+	if err := f.Long.CheckModel(resumed, e.Model); err != nil {
 		return nil, "", err
 	}
 	m, err := dlca.New(e.Model, autograd.Float32)
@@ -85,15 +98,15 @@ func liveApp(ctx context.Context, f *flags, opt viewer.Options, note *string, st
 		return nil, "", err
 	}
 	setup := e.Setup(m)
-	if err := f.long.Prepare(&setup, e.Model.Height, e.Model.Width); err != nil {
+	if err := f.Long.Prepare(&setup, e.Model.Height, e.Model.Width); err != nil {
 		return nil, "", err
 	}
-	eng, device, err := gpu.SelectEngine(f.long.Device, setup, stderr)
+	eng, device, err := gpu.SelectEngine(f.Long.Device, setup, stderr)
 	if err != nil {
 		return nil, "", err
 	}
 	run := e.Run()
-	stopCheckpoints, err := f.long.Start(eng, &run, resumed, stderr)
+	stopCheckpoints, err := f.Long.Start(eng, &run, resumed, stderr)
 	if err != nil {
 		eng.Close()
 		return nil, "", err
@@ -101,7 +114,7 @@ func liveApp(ctx context.Context, f *flags, opt viewer.Options, note *string, st
 	tr := &viewer.Training{
 		Engine: eng, Setup: setup, Run: run,
 		Sim: func(m *dlca.Model) viewer.Simulator {
-			return viewer.NewModelSim(m, h, w, e.Init, f.long.Seed)
+			return viewer.NewModelSim(m, h, w, e.Init, f.Long.Seed)
 		},
 		Finish: func(m *dlca.Model, err error) error {
 			defer stopCheckpoints()
@@ -112,13 +125,13 @@ func liveApp(ctx context.Context, f *flags, opt viewer.Options, note *string, st
 			}
 			if errors.Is(err, context.Canceled) {
 				// Stopped saves the checkpoint and says how to go on.
-				*note = f.long.Stopped(err).Error()
+				*note = f.Long.Stopped(err).Error()
 				return nil
 			}
 			if err != nil {
-				return f.long.Stopped(err)
+				return f.Long.Stopped(err)
 			}
-			return f.long.Finished()
+			return f.Long.Finished()
 		},
 	}
 	if resumed != nil {
@@ -127,14 +140,15 @@ func liveApp(ctx context.Context, f *flags, opt viewer.Options, note *string, st
 		}
 	}
 	colourTarget(f, e, &opt)
+	opt.Wrong = wrongCells(e)
 	opt.Title = fmt.Sprintf("training %s on %s", e.Name, device)
 	opt.RolloutSteps = e.Steps
 	return viewer.NewLive(ctx, tr, opt), "dlca-view: training " + e.Name, nil
 }
 
-// replayApp loads f.model and returns the App that runs it.
-func replayApp(f *flags, opt viewer.Options) (*viewer.App, string, error) {
-	m, err := dlca.Load(f.model)
+// replayApp loads f.Model and returns the App that runs it.
+func replayApp(f *cli.Flags, opt viewer.Options) (*viewer.App, string, error) {
+	m, err := dlca.Load(f.Model)
 	if err != nil {
 		return nil, "", err
 	}
@@ -142,8 +156,8 @@ func replayApp(f *flags, opt viewer.Options) (*viewer.App, string, error) {
 		return nil, "", err
 	}
 	var init viewer.InitFunc
-	if f.experiment != "" {
-		e, err := experiments.Get(f.experiment)
+	if f.Experiment != "" {
+		e, err := experiments.Get(f.Experiment)
 		if err != nil {
 			return nil, "", err
 		}
@@ -152,11 +166,12 @@ func replayApp(f *flags, opt viewer.Options) (*viewer.App, string, error) {
 		}
 		init = e.Init
 		colourTarget(f, e, &opt)
+		opt.Wrong = wrongCells(e)
 	}
 	h, w := gridSize(f, m.Config.Height, m.Config.Width)
 	if err := checkViewMemory(m, h, w); err != nil { // memory.go
 		return nil, "", err
 	}
-	opt.Title = fmt.Sprintf("replay %s", filepath.Base(f.model))
-	return viewer.New(viewer.NewModelSim(m, h, w, init, f.long.Seed), opt), "dlca-view: " + f.model, nil
+	opt.Title = fmt.Sprintf("replay %s", filepath.Base(f.Model))
+	return viewer.New(viewer.NewModelSim(m, h, w, init, f.Long.Seed), opt), "dlca-view: " + f.Model, nil
 }

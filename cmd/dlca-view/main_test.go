@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -59,5 +61,22 @@ func TestRefusalsNameRealFlags(t *testing.T) {
 				t.Errorf("%v: the refusal %q names %s, which dlca-view does not have", tc.args, msg, f[1:])
 			}
 		}
+	}
+}
+
+// TestHelpWithoutDisplay runs this test binary (dlca-view's code) with -h
+// and no display: the usage comes out on stdout and the exit status is 0,
+// where ebiten's start would otherwise panic for want of a display.
+func TestHelpWithoutDisplay(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-h")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "DISPLAY=") && !strings.HasPrefix(kv, "WAYLAND_DISPLAY=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil || !strings.Contains(stdout.String(), "-train") || !strings.Contains(stdout.String(), "-model") {
+		t.Fatalf("dlca-view -h without a display: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
 	}
 }

@@ -17,7 +17,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "model file (required)")
 	name := fs.String("experiment", "checkerboard", "experiment whose checks to run")
-	gifs := fs.String("gifs", "", "directory to write one animation per check into")
+	gifs := fs.String("gifs", "", "directory to write one animation per check into (NAME.gif, and its last frame as NAME-final.png)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -31,8 +31,10 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *gifs != "" {
 		for _, c := range e.Checks {
-			if err := checkOutput("-gifs", checkGIF(*gifs, c.Name), "model file", *model); err != nil {
-				return err
+			for _, out := range []string{checkGIF(*gifs, c.Name), finalPNG(checkGIF(*gifs, c.Name))} {
+				if err := checkOutput("-gifs", out, "model file", *model); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -52,7 +54,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			if err := os.MkdirAll(*gifs, 0o755); err != nil {
 				return fmt.Errorf("cannot create the -gifs directory: %w", err)
 			}
-			if err := saveBitsGIF(checkGIF(*gifs, c.Name), c.Frames, paintOptions(e, 4)); err != nil {
+			if err := saveBitsGIF(checkGIF(*gifs, c.Name), e, c.Frames, paintOptions(e, 4)); err != nil {
 				return err
 			}
 		}

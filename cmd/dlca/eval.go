@@ -99,7 +99,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	rollOut := func() (*dlca.Bits, error) {
 		if *gif != "" {
-			return saveRolloutGIF(*gif, o, isSoft, roll)
+			return saveRolloutGIF(*gif, "", e, o, isSoft, roll)
 		}
 		return roll(nil)
 	}

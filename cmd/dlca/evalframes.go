@@ -9,15 +9,24 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/experiments"
 	"github.com/dlca/dlca/viewer/painter"
 )
 
+// shownState is one state of a rollout as its pictures show it.
+type shownState struct {
+	step  int           // 0 for the initial state
+	frame painter.Frame // the channels drawn
+	bits  *dlca.Bits    // the hard state, compared with the target; nil in a soft rollout
+}
+
 // frameFunc receives a rollout's states in turn, the initial one first.
-type frameFunc func(painter.Frame) error
+type frameFunc func(shownState) error
 
 // evalRollout runs eval's rollout from init: the circuit on bits, or the
 // soft model when soft. When frame is not nil it is called with every state
-// as a frame holding the channels o draws. Only the current state is kept,
+// (its step, a frame holding the channels o draws and, for the circuit, the
+// bits). Only the current state is kept,
 // so memory does not grow with the steps. The first error of frame stops
 // the frames and is returned; the rollout stops with errInterrupted as soon
 // as ctx is done. When record is not nil it is given every whole state
@@ -27,31 +36,31 @@ func evalRollout(ctx context.Context, m *dlca.Model, init *autograd.Tensor, step
 	stop := func() bool { return ctx.Err() != nil || err != nil }
 	var final *dlca.Bits
 	if soft {
-		show := func(s *autograd.Tensor) {
+		show := func(t int, s *autograd.Tensor) {
 			if record != nil && err == nil {
 				err = record.soft(s)
 			}
 			if frame != nil && err == nil {
 				sh := s.Shape()
-				err = frame(painter.Frame{H: sh[1], W: sh[2], C: sh[3], Cells: s.Data32()})
+				err = frame(shownState{step: t, frame: painter.Frame{H: sh[1], W: sh[2], C: sh[3], Cells: s.Data32()}})
 			}
 		}
-		show(init)
+		show(0, init)
 		final = dlca.BitsOf(m.Rollout(init.NoGrad(), steps, dlca.RolloutOptions{Async: async, Seed: seed, Stop: stop,
-			After: func(_ int, s *autograd.Tensor) *autograd.Tensor { show(s); return s }}))
+			After: func(t int, s *autograd.Tensor) *autograd.Tensor { show(t, s); return s }}))
 	} else {
-		show := func(s *dlca.Bits) {
+		show := func(t int, s *dlca.Bits) {
 			if record != nil && err == nil {
 				err = record.hard(s)
 			}
 			if frame != nil && err == nil {
-				err = frame(frameOf(s, 0, drawnChannels(o, s.Channels)))
+				err = frame(shownState{step: t, frame: frameOf(s, 0, drawnChannels(o, s.Channels)), bits: s})
 			}
 		}
 		bits := dlca.BitsOf(init)
-		show(bits)
+		show(0, bits)
 		final = m.Circuit().Rollout(bits, steps, dlca.HardOptions{Async: async, Seed: seed, Stop: stop,
-			After: func(_ int, s *dlca.Bits) { show(s) }})
+			After: func(t int, s *dlca.Bits) { show(t, s) }})
 	}
 	if ierr := interrupted(ctx); ierr != nil {
 		return nil, ierr
@@ -70,23 +79,31 @@ func drawnChannels(o painter.Options, c int) int {
 
 // saveRolloutGIF writes the frames that roll passes to its frame function
 // as an animated GIF at path, one at a time, and returns what roll
-// returns. A hard rollout's colours are known in advance; a soft one in
-// RGB is rolled out twice, first to collect its colours (the Plan 9
-// palette if more than 256), as painter.WriteGIF chooses them.
-func saveRolloutGIF(path string, o painter.Options, soft bool, roll func(frameFunc) (*dlca.Bits, error)) (*dlca.Bits, error) {
+// returns. Each frame is captioned with its step and, for a hard state of
+// an experiment with a fixed target, the count of wrong cells, which are
+// framed in colour (painter.PaintNoted). When finalPNG is not "", the last
+// frame is also written there as a PNG. A hard rollout's colours are known
+// in advance; a soft one in RGB is rolled out twice, first to collect its
+// colours (the Plan 9 palette if more than 256), as painter.WriteGIF
+// chooses them.
+func saveRolloutGIF(path, finalPNG string, e *experiments.Experiment, o painter.Options, soft bool, roll func(frameFunc) (*dlca.Bits, error)) (*dlca.Bits, error) {
 	var dst *image.RGBA // one picture, repainted for every frame
-	paint := func(f painter.Frame) *image.RGBA {
+	paint := func(s shownState) *image.RGBA {
 		if dst == nil {
-			sz := o.Size(f.H, f.W)
+			sz := o.NotedSize(s.frame.H, s.frame.W)
 			dst = image.NewRGBA(image.Rect(0, 0, sz.X, sz.Y))
 		}
-		painter.PaintAt(dst, image.Point{}, f, o)
+		n := painter.Notes{Step: s.step}
+		if s.bits != nil {
+			n.Wrong = experiments.WrongMask(e, s.bits)
+		}
+		painter.PaintNoted(dst, s.frame, o, n)
 		return dst
 	}
-	pal := painter.KnownPalette(o, !soft)
+	pal := painter.NotedPalette(o, !soft)
 	if pal == nil {
 		var cols painter.Colours
-		if _, err := roll(func(f painter.Frame) error { cols.Add(paint(f)); return nil }); err != nil {
+		if _, err := roll(func(s shownState) error { cols.Add(paint(s)); return nil }); err != nil {
 			return nil, err
 		}
 		if pal = cols.Palette(); pal == nil {
@@ -96,7 +113,7 @@ func saveRolloutGIF(path string, o painter.Options, soft bool, roll func(frameFu
 	var final *dlca.Bits
 	err := painter.SaveGIFStream(path, pal, 10, func(add func(image.Image) error) error {
 		var err error
-		final, err = roll(func(f painter.Frame) error { return add(paint(f)) })
+		final, err = roll(func(s shownState) error { return add(paint(s)) })
 		return err
 	})
 	if err != nil {
@@ -104,6 +121,11 @@ func saveRolloutGIF(path string, o painter.Options, soft bool, roll func(frameFu
 			return nil, errInterrupted // not a write error: nothing was written
 		}
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if finalPNG != "" && dst != nil {
+		if err := painter.SavePNG(finalPNG, dst); err != nil {
+			return nil, fmt.Errorf("cannot write %s: %w", finalPNG, err)
+		}
 	}
 	return final, nil
 }

@@ -55,9 +55,13 @@ func decodeGIF(t *testing.T, path string) *gif.GIF {
 }
 
 // TestEvalGIFMatchesWholeAnimation: eval's streamed GIF decodes to the
-// frames the whole-animation writer (painter.SaveGIF, what eval used
-// before) makes of every state, recorded separately: hard and soft, grey
-// and RGB (a soft RGB rollout takes the two-pass palette).
+// painter's pictures of every state, recorded separately, below a caption
+// strip that changes from frame to frame (the step number): hard and soft,
+// grey and RGB (a soft RGB rollout takes the two-pass palette). In a hard
+// rollout the cells whose loss channels differ from the target, computed
+// here from the experiment's target, are framed in painter.WrongColour
+// and their centres keep their colour; every other cell is exactly the
+// painter's.
 func TestEvalGIFMatchesWholeAnimation(t *testing.T) {
 	for _, tc := range []struct {
 		experiment string
@@ -74,7 +78,7 @@ func TestEvalGIFMatchesWholeAnimation(t *testing.T) {
 			if code, _, errs := runCmd(args...); code != 0 {
 				t.Fatalf("eval: exit %d: %s", code, errs)
 			}
-			// The states, recorded whole as eval did before.
+			// The states, recorded whole.
 			c := m.Config.Channels
 			init := autograd.New(e.Init(rand.New(rand.NewPCG(seed, 0)), size, size, c), 1, size, size, c)
 			var frames []painter.Frame
@@ -91,33 +95,69 @@ func TestEvalGIFMatchesWholeAnimation(t *testing.T) {
 				frames = append(frames, frameOf(b, 0, c))
 				m.Circuit().Rollout(b, steps, dlca.HardOptions{Seed: seed, After: func(_ int, s *dlca.Bits) { frames = append(frames, frameOf(s, 0, c)) }})
 			}
-			var imgs []image.Image
-			for _, f := range frames {
-				imgs = append(imgs, painter.Paint(f, paintOptions(e, 256/size)))
+			scale := 256 / size
+			target := e.Target(size, size)
+			got := decodeGIF(t, out)
+			if len(got.Image) != steps+1 || got.LoopCount != 0 {
+				t.Fatalf("%d frames, loop %d; want %d frames, looping", len(got.Image), got.LoopCount, steps+1)
 			}
-			want := filepath.Join(t.TempDir(), "whole.gif")
-			if err := painter.SaveGIF(want, imgs, 10); err != nil {
-				t.Fatal(err)
-			}
-			got, ref := decodeGIF(t, out), decodeGIF(t, want)
-			if len(got.Image) != steps+1 || len(ref.Image) != steps+1 || fmt.Sprint(got.Delay) != fmt.Sprint(ref.Delay) || got.LoopCount != ref.LoopCount {
-				t.Fatalf("%d frames, delays %v, loop %d; want %d frames, %v, %d", len(got.Image), got.Delay, got.LoopCount, len(ref.Image), ref.Delay, ref.LoopCount)
-			}
-			for i := range got.Image {
-				if got.Image[i].Rect != ref.Image[i].Rect {
-					t.Fatalf("frame %d: %v, want %v", i, got.Image[i].Rect, ref.Image[i].Rect)
+			marked := 0
+			for i, f := range frames {
+				img := got.Image[i]
+				if want := image.Rect(0, 0, size*scale, size*scale+painter.CaptionHeight); img.Rect != want {
+					t.Fatalf("frame %d: %v, want %v", i, img.Rect, want)
 				}
-				r := ref.Image[i].Rect
-				for y := r.Min.Y; y < r.Max.Y; y++ {
-					for x := r.Min.X; x < r.Max.X; x++ {
-						if g, w := color.RGBAModel.Convert(got.Image[i].At(x, y)), color.RGBAModel.Convert(ref.Image[i].At(x, y)); g != w {
-							t.Fatalf("frame %d pixel (%d,%d) = %v, want %v", i, x, y, g, w)
+				if i > 0 && sameRegion(img, got.Image[i-1], image.Rect(0, 0, img.Rect.Dx(), painter.CaptionHeight)) {
+					t.Errorf("frames %d and %d have the same caption: the step number does not show", i-1, i)
+				}
+				want := painter.Paint(f, paintOptions(e, scale))
+				for y := range size {
+					for x := range size {
+						wrong := false
+						for j, k := range e.LossChannels {
+							wrong = wrong || (f.At(y, x, k) > 0.5) != (target[(y*size+x)*len(e.LossChannels)+j] > 0.5)
+						}
+						wrong = wrong && !tc.soft
+						cell := image.Rect(x*scale, y*scale, (x+1)*scale, (y+1)*scale)
+						at := func(p image.Point) color.Color { return img.At(p.X, p.Y+painter.CaptionHeight) }
+						if wrong {
+							marked++
+							if g := color.RGBAModel.Convert(at(cell.Min)); g != painter.WrongColour {
+								t.Fatalf("frame %d: wrong cell (%d,%d) has corner %v, want %v", i, y, x, g, painter.WrongColour)
+							}
+							mid := cell.Min.Add(image.Pt(scale/2, scale/2))
+							if g, w := color.RGBAModel.Convert(at(mid)), want.At(mid.X, mid.Y); g != w {
+								t.Fatalf("frame %d: wrong cell (%d,%d) has centre %v, want its colour %v", i, y, x, g, w)
+							}
+							continue
+						}
+						for py := cell.Min.Y; py < cell.Max.Y; py++ {
+							for px := cell.Min.X; px < cell.Max.X; px++ {
+								if g, w := color.RGBAModel.Convert(at(image.Pt(px, py))), want.At(px, py); g != w {
+									t.Fatalf("frame %d: cell (%d,%d) pixel (%d,%d) = %v, want %v", i, y, x, px, py, g, w)
+								}
+							}
 						}
 					}
 				}
 			}
+			if !tc.soft && marked == 0 {
+				t.Error("no cell of an untrained model's rollout was wrong: the test checks no mark")
+			}
 		})
 	}
+}
+
+// sameRegion reports whether a and b have the same colours in r.
+func sameRegion(a, b image.Image, r image.Rectangle) bool {
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if color.RGBAModel.Convert(a.At(x, y)) != color.RGBAModel.Convert(b.At(x, y)) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // evalChildEnv makes the test binary run one dlca eval (its arguments

@@ -387,3 +387,38 @@ func randomModel(t *testing.T, name string) (*experiments.Experiment, *dlca.Mode
 	}
 	return e, m
 }
+
+// TestResultsSkipsWhatIsNotARun: among the paths given (a glob such as
+// out/* names these), a folder without run.json and a plain file are
+// skipped with a note naming them, and the page is written from the run;
+// a damaged run.json is still an error, and refuses to write anything.
+func TestResultsSkipsWhatIsNotARun(t *testing.T) {
+	dir := t.TempDir()
+	run := fakeRun(t, dir, "run", goodRun)
+	other := filepath.Join(dir, "other")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := writeFile(t, dir, "eval.gif", []byte("gif"))
+	page := filepath.Join(dir, "results.md")
+	code, out, errs := runCmd("results", "-out", page, other, run, file)
+	if code != 0 || !strings.Contains(out, "(1 runs)") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want the page of one run", code, out, errs)
+	}
+	for _, skipped := range []string{other, file} {
+		if !strings.Contains(errs, "skipping "+skipped+": not a training run folder") {
+			t.Errorf("stderr %q: no note that %s was skipped", errs, skipped)
+		}
+	}
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "| checkerboard-small | 1 | 2 | 3 |") {
+		t.Errorf("the page does not hold the run: %v\n%s", err, b)
+	}
+	bad := fakeRun(t, dir, "bad", `{"experiment": `)
+	page2 := filepath.Join(dir, "results2.md")
+	if code, _, errs := runCmd("results", "-out", page2, run, bad); code != 1 || !strings.Contains(errs, "damaged") {
+		t.Errorf("a damaged run.json: exit %d, %q; want an error", code, errs)
+	}
+	if _, err := os.Stat(page2); err == nil {
+		t.Error("a page was written despite the damaged run")
+	}
+}

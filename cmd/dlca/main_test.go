@@ -45,7 +45,7 @@ func TestBadCommandLines(t *testing.T) {
 		{"eval bad size", []string{"eval", "-model", notJSON, "-size", "0"}, 1, "-size"},
 		{"check without model", []string{"check"}, 1, "-model is required"},
 		{"results without runs", []string{"results"}, 2, "usage"},
-		{"results not a run", []string{"results", "-out", filepath.Join(dir, "r.md"), dir}, 1, "not a training run"},
+		{"results not a run", []string{"results", "-out", filepath.Join(dir, "r.md"), dir}, 1, "no training run among"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errs := runCmd(tc.args...)

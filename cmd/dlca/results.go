@@ -8,10 +8,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/dlca/dlca/experiments"
 	"github.com/dlca/dlca/internal/jsonfile"
@@ -25,7 +27,7 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	img := fs.String("img", "", "directory to copy the pictures of each experiment's first run into (none if empty)")
 	force := fs.Bool("force", false, "replace an existing -out page and existing pictures in -img")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: dlca results -out FILE [-force] [-img DIR] RUNDIR...\n\nRUNDIR is a directory written by dlca train (it holds run.json).")
+		fmt.Fprintln(stderr, "usage: dlca results -out FILE [-force] [-img DIR] RUNDIR...\n\nRUNDIR is a directory written by dlca train (it holds run.json); others are skipped with a note.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -54,6 +56,12 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		r, err := readRun(dir)
+		if errors.Is(err, errNotRun) {
+			// A glob such as out/* also names eval's pictures and other
+			// folders: say so and go on.
+			fmt.Fprintf(stderr, "dlca results: skipping %v\n", err)
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -71,6 +79,9 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			pictures[len(runs)] = links
 		}
 		runs = append(runs, r)
+	}
+	if len(runs) == 0 {
+		return fmt.Errorf("no training run among the %d folders given: each needs the run.json that dlca train writes; nothing written", fs.NArg())
 	}
 	for _, c := range copies {
 		if err := notExisting("-img", c.dst, *force); err != nil {
@@ -102,13 +113,21 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
+// errNotRun is readRun's error for a path that is not a training run's
+// folder at all (not a folder, or no run.json in it), as opposed to a run
+// whose record is damaged.
+var errNotRun = errors.New("not a training run folder")
+
 // readRun reads the run.json of run directory dir, strictly, and checks the
 // experiment name it holds, which becomes part of picture file names.
 func readRun(dir string) (runRecord, error) {
 	var r runRecord
 	f, err := os.Open(filepath.Join(dir, "run.json"))
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return r, fmt.Errorf("%s: %w (no run.json in it)", dir, errNotRun)
+	}
 	if err != nil {
-		return r, fmt.Errorf("%s is not a training run directory: %w", dir, err)
+		return r, fmt.Errorf("%s: cannot read its run.json: %w", dir, err)
 	}
 	defer f.Close()
 	if err := jsonfile.Decode(f, &r); err != nil {

@@ -111,11 +111,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	metrics = long.Metrics(metrics)
 	rec := runRecord{Experiment: e.Name, Seed: long.Seed, WiringSeed: long.WiringSeed, Iterations: e.Iterations, Device: chosen, Machine: machineDescription(),
 		WallSeconds: time.Since(start).Seconds() + timeBefore(resumed), Metrics: metrics}
-	for _, m := range metrics {
-		if m.HardLoss == 0 && rec.FirstHard0 == 0 {
-			rec.FirstHard0 = m.Iteration
-		}
-	}
+	rec.FirstHard0 = firstHardZero(metrics)
 	if len(metrics) > 0 {
 		rec.Final = metrics[len(metrics)-1]
 	}
@@ -216,8 +212,9 @@ func writeJSON(path string, v any) error {
 	})
 }
 
-// writeOutputs writes run.json, the loss curve, the hard rollout on the
-// training grid and one animation per check into dir.
+// writeOutputs writes run.json, the loss curve, the gate histograms, the
+// hard rollout on the training grid and one animation per check (each with
+// its last frame as a PNG) into dir.
 // It stops between files when ctx is done; every file is written atomically,
 // so none is left half-written under its name.
 func writeOutputs(ctx context.Context, dir string, e *experiments.Experiment, m *dlca.Model, rec *runRecord) error {
@@ -234,8 +231,14 @@ func writeOutputs(ctx context.Context, dir string, e *experiments.Experiment, m 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := saveGatePlot(filepath.Join(dir, "gates.png"), title+": gates after training", m); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	train := experiments.Rollout(e, m, e.Model.Height, e.Steps, 0, 0)
-	if err := saveBitsGIF(filepath.Join(dir, "rollout.gif"), train, paintOptions(e, 16)); err != nil {
+	if err := saveBitsGIF(filepath.Join(dir, "rollout.gif"), e, train, paintOptions(e, 16)); err != nil {
 		return err
 	}
 	for _, c := range rec.Checks {
@@ -243,7 +246,7 @@ func writeOutputs(ctx context.Context, dir string, e *experiments.Experiment, m 
 			return err
 		}
 		if c.Frames != nil {
-			if err := saveBitsGIF(filepath.Join(dir, c.Name+".gif"), c.Frames, paintOptions(e, 4)); err != nil {
+			if err := saveBitsGIF(filepath.Join(dir, c.Name+".gif"), e, c.Frames, paintOptions(e, 4)); err != nil {
 				return err
 			}
 		}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/plot"
+
+	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/gates"
+)
+
+// TestLossPlotSettings: the loss axis is logarithmic with labelled ticks
+// on a long and on a short range, the hard loss's line breaks at the
+// iterations where it is 0, the first of which is the marked one, and the
+// picture is written.
+func TestLossPlotSettings(t *testing.T) {
+	var ms []bptt.Metrics
+	hard := []float64{40, 30, 0, 5, 0, 0, 2}
+	for i, h := range hard {
+		ms = append(ms, bptt.Metrics{Iteration: i + 1, SoftLoss: 50 / float64(i+1), HardLoss: h})
+	}
+	p, err := lossPlot("t", ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.Y.Scale.(plot.LogScale); !ok {
+		t.Errorf("loss axis scale %T, want plot.LogScale", p.Y.Scale)
+	}
+	labels := func(lo, hi float64) []string {
+		var l []string
+		for _, tk := range p.Y.Tick.Marker.Ticks(lo, hi) {
+			if tk.Label != "" {
+				l = append(l, tk.Label)
+			}
+		}
+		return l
+	}
+	if got := labels(0.05, 300); !slices.Equal(got, []string{"0.1", "1", "10", "100"}) {
+		t.Errorf("ticks on 0.05..300: labels %v, want the powers of ten", got)
+	}
+	if got := labels(3, 40); !slices.Equal(got, []string{"5", "10", "20"}) {
+		t.Errorf("ticks on 3..40: labels %v, want 5 10 20", got)
+	}
+	runs := positiveRuns(ms, func(m bptt.Metrics) float64 { return m.HardLoss })
+	if len(runs) != 3 || len(runs[0]) != 2 || runs[1][0].X != 4 || runs[2][0].X != 7 {
+		t.Errorf("hard loss runs %v, want iterations 1-2, 4 and 7", runs)
+	}
+	if got := firstHardZero(ms); got != 3 {
+		t.Errorf("first hard loss 0 at %d, want 3", got)
+	}
+	if err := saveLossPlot(filepath.Join(t.TempDir(), "loss.png"), "t", ms); err != nil {
+		t.Fatal(err)
+	}
+	zero := []bptt.Metrics{{Iteration: 1}}
+	if p, err := lossPlot("t", zero); err != nil || p.Y.Scale == (plot.LogScale{}) {
+		t.Errorf("losses all 0: scale %T, %v; want a linear axis", p.Y.Scale, err)
+	}
+}
+
+// TestGateHistogram: the counts gates.png draws are, for each network, a
+// histogram of each gate's most probable op computed here from the logits
+// of a model with random logits, and they cover every gate.
+func TestGateHistogram(t *testing.T) {
+	_, _, m := untrainedModel(t, "checkerboard-small")
+	rng := rand.New(rand.NewPCG(7, 0))
+	for _, l := range m.Layers() {
+		d := l.Logits.Data32()
+		for i := range d {
+			d[i] = float32(rng.NormFloat64())
+		}
+	}
+	perception, update := networkGates(m)
+	for _, tc := range []struct {
+		name string
+		got  gateCounts
+		net  []*gates.Layer
+	}{{"perception", perception, m.Perception}, {"update", update, m.Update}} {
+		var want gateCounts
+		for _, l := range tc.net {
+			d := l.Logits.Data32()
+			for g := 0; g < len(d); g += gates.NumOps {
+				best := 0
+				for op := range gates.NumOps {
+					if d[g+op] > d[g+best] {
+						best = op
+					}
+				}
+				want[best]++
+			}
+		}
+		if tc.got != want {
+			t.Errorf("%s: counts %v, want %v", tc.name, tc.got, want)
+		}
+	}
+	total := 0
+	for op := range gates.NumOps {
+		total += perception[op] + update[op]
+	}
+	if total != m.NumGates() || perception[gates.A] == total {
+		t.Errorf("%d gates counted, the model has %d", total, m.NumGates())
+	}
+	if err := saveGatePlot(filepath.Join(t.TempDir(), "gates.png"), "t", m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFinalPNGIsLastFrame: a check's animation and its -final.png show the
+// same last frame, captioned with the last step.
+func TestFinalPNGIsLastFrame(t *testing.T) {
+	path, _, _ := untrainedModel(t, "checkerboard-small")
+	dir := t.TempDir()
+	runCmd("check", "-experiment", "checkerboard-small", "-model", path, "-gifs", dir)
+	g := decodeGIF(t, filepath.Join(dir, "generalise.gif"))
+	last := g.Image[len(g.Image)-1]
+	f, err := os.Open(filepath.Join(dir, "generalise-final.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Bounds() != last.Bounds() || !sameRegion(img, last, last.Bounds()) {
+		t.Error("generalise-final.png is not the animation's last frame")
+	}
+	if sameRegion(img, g.Image[0], last.Bounds()) {
+		t.Error("the last frame equals the first")
+	}
+}
