@@ -34,6 +34,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	threshold := fs.Float64("threshold", state.DefaultThreshold, "grey level (0 black to 1 white) from which a PNG -init pixel is 1")
 	palette := fs.String("palette", "", "map a PNG -init's colours to channel bits: #rrggbb=BITS,... (BITS: channels 0, 1, ... in order) or rgb")
 	gif := fs.String("gif", "", "write the rollout as an animated GIF here (- for standard output)")
+	png := fs.String("png", "", "write the last state, drawn as the GIF's frames are, as a PNG picture here")
 	states := fs.String("states", "", "write every state as a NumPy .npy array [steps+1, H, W, C] here (uint8 0/1, float32 with -soft; - for standard output)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -48,12 +49,14 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("-steps %d: must not be negative", *steps)
 	case (flagSet(fs, "threshold") || *palette != "") && !strings.EqualFold(filepath.Ext(*initPath), ".png"):
 		return fmt.Errorf("-threshold and -palette say how to read a PNG -init; there is no PNG -init")
-	case *gif != "" && safefile.IsStdout(*gif) && *states != "" && safefile.IsStdout(*states):
-		return fmt.Errorf("-gif and -states both name standard output; write one of them to a file")
+	case toStdout(*gif, *states, *png) > 1:
+		return fmt.Errorf("more than one of -gif, -states and -png name standard output; write all but one to files")
 	case *gif != "" && *states != "" && safefile.Same(*gif, *states):
 		return fmt.Errorf("-gif and -states name the same file %s; name two files", *gif)
+	case *png != "" && (*gif != "" && safefile.Same(*png, *gif) || *states != "" && safefile.Same(*png, *states)):
+		return fmt.Errorf("-png %s names the same file as -gif or -states; name another file", *png)
 	}
-	for _, out := range []struct{ flag, path string }{{"-gif", *gif}, {"-states", *states}} {
+	for _, out := range []struct{ flag, path string }{{"-gif", *gif}, {"-states", *states}, {"-png", *png}} {
 		if out.path == "" {
 			continue
 		}
@@ -67,7 +70,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	info := infoWriter(*gif, stdout, stderr)
-	if safefile.IsStdout(*states) {
+	if toStdout(*states, *png) > 0 {
 		info = stderr
 	}
 	isSoft := *soft || !*hard
@@ -98,8 +101,11 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return evalRollout(ctx, m, initial, *steps, isSoft, *async, *seed, o, frame, record)
 	}
 	rollOut := func() (*dlca.Bits, error) {
-		if *gif != "" {
-			return saveRolloutGIF(*gif, "", e, o, isSoft, roll)
+		switch {
+		case *gif != "":
+			return saveRolloutGIF(*gif, *png, e, o, isSoft, roll)
+		case *png != "":
+			return saveFinalPNG(*png, e, o, roll)
 		}
 		return roll(nil)
 	}
@@ -132,6 +138,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *gif != "" {
 		fmt.Fprintf(info, "wrote %s\n", *gif)
 	}
+	if *png != "" {
+		fmt.Fprintf(info, "wrote %s\n", *png)
+	}
 	if *states != "" {
 		fmt.Fprintf(info, "wrote %s (%d states of %dx%dx%d, %s)\n", *states, *steps+1, g.h, g.w, c, bptt.FormatBytes(statesBytes(isSoft, *steps, g.h, g.w, c)))
 	}
@@ -143,4 +152,15 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// toStdout counts the output paths that name standard output.
+func toStdout(paths ...string) int {
+	n := 0
+	for _, p := range paths {
+		if p != "" && safefile.IsStdout(p) {
+			n++
+		}
+	}
+	return n
 }

@@ -87,19 +87,7 @@ func drawnChannels(o painter.Options, c int) int {
 // colours (the Plan 9 palette if more than 256), as painter.WriteGIF
 // chooses them.
 func saveRolloutGIF(path, finalPNG string, e *experiments.Experiment, o painter.Options, soft bool, roll func(frameFunc) (*dlca.Bits, error)) (*dlca.Bits, error) {
-	var dst *image.RGBA // one picture, repainted for every frame
-	paint := func(s shownState) *image.RGBA {
-		if dst == nil {
-			sz := o.NotedSize(s.frame.H, s.frame.W)
-			dst = image.NewRGBA(image.Rect(0, 0, sz.X, sz.Y))
-		}
-		n := painter.Notes{Step: s.step}
-		if s.bits != nil {
-			n.Wrong = experiments.WrongMask(e, s.bits)
-		}
-		painter.PaintNoted(dst, s.frame, o, n)
-		return dst
-	}
+	paint, last := notedPainter(e, o)
 	pal := painter.NotedPalette(o, !soft)
 	if pal == nil {
 		var cols painter.Colours
@@ -122,10 +110,44 @@ func saveRolloutGIF(path, finalPNG string, e *experiments.Experiment, o painter.
 		}
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	if finalPNG != "" && dst != nil {
-		if err := painter.SavePNG(finalPNG, dst); err != nil {
+	if finalPNG != "" && last() != nil {
+		if err := painter.SavePNG(finalPNG, last()); err != nil {
 			return nil, fmt.Errorf("cannot write %s: %w", finalPNG, err)
 		}
+	}
+	return final, nil
+}
+
+// notedPainter returns paint, which draws a shown state with its caption and
+// wrong cells (painter.PaintNoted) into one picture that it repaints for
+// every state, and last, which returns that picture (nil before the first).
+func notedPainter(e *experiments.Experiment, o painter.Options) (paint func(shownState) *image.RGBA, last func() *image.RGBA) {
+	var dst *image.RGBA
+	paint = func(s shownState) *image.RGBA {
+		if dst == nil {
+			sz := o.NotedSize(s.frame.H, s.frame.W)
+			dst = image.NewRGBA(image.Rect(0, 0, sz.X, sz.Y))
+		}
+		n := painter.Notes{Step: s.step}
+		if s.bits != nil {
+			n.Wrong = experiments.WrongMask(e, s.bits)
+		}
+		painter.PaintNoted(dst, s.frame, o, n)
+		return dst
+	}
+	return paint, func() *image.RGBA { return dst }
+}
+
+// saveFinalPNG runs roll and writes its last state, painted as a GIF frame
+// would be, as a PNG at path (dlca eval -png without -gif).
+func saveFinalPNG(path string, e *experiments.Experiment, o painter.Options, roll func(frameFunc) (*dlca.Bits, error)) (*dlca.Bits, error) {
+	paint, last := notedPainter(e, o)
+	final, err := roll(func(s shownState) error { paint(s); return nil })
+	if err != nil {
+		return nil, err
+	}
+	if err := painter.SavePNG(path, last()); err != nil {
+		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	return final, nil
 }

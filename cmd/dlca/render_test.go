@@ -133,3 +133,36 @@ func TestFinalPNGIsLastFrame(t *testing.T) {
 		t.Error("the last frame equals the first")
 	}
 }
+
+// TestEvalPNGIsLastFrame: eval -png writes the GIF's last frame, with or
+// without -gif, and the picture is of the rollout's last state.
+func TestEvalPNGIsLastFrame(t *testing.T) {
+	path, _, _ := untrainedModel(t, "checkerboard-small")
+	dir := t.TempDir()
+	gifPath, withGIF, alone := filepath.Join(dir, "e.gif"), filepath.Join(dir, "with.png"), filepath.Join(dir, "alone.png")
+	args := []string{"eval", "-experiment", "checkerboard-small", "-model", path, "-size", "12", "-steps", "5"}
+	for _, out := range [][]string{{"-gif", gifPath, "-png", withGIF}, {"-png", alone}} {
+		if code, _, stderr := runCmd(append(slices.Clone(args), out...)...); code != 0 {
+			t.Fatalf("eval %v: exit %d: %s", out, code, stderr)
+		}
+	}
+	g := decodeGIF(t, gifPath)
+	last := g.Image[len(g.Image)-1]
+	for _, p := range []string{withGIF, alone} {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if img.Bounds() != last.Bounds() || !sameRegion(img, last, last.Bounds()) {
+			t.Errorf("%s is not the GIF's last frame", filepath.Base(p))
+		}
+		if sameRegion(img, g.Image[0], last.Bounds()) {
+			t.Errorf("%s equals the first frame", filepath.Base(p))
+		}
+	}
+}
