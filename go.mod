@@ -11,6 +11,7 @@ require (
 	github.com/jezek/xgb v1.1.1
 	golang.org/x/image v0.43.0
 	golang.org/x/sys v0.44.0
+	golang.org/x/term v0.43.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.15.2
 )

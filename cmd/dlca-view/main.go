@@ -49,7 +49,7 @@ type flags struct {
 	long                                runctl.LongRun // -out, -seed, -checkpoint, -resume, ...: the training's settings
 }
 
-func parse(args []string, stderr io.Writer) (*flags, error) {
+func parse(args []string, stdout, stderr io.Writer) (*flags, error) {
 	f := &flags{}
 	fs := flag.NewFlagSet("dlca-view", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -77,7 +77,9 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.shotPath, "screenshot", "", "file for -screenshot-after")
 	fs.StringVar(&f.shotDir, "shots", ".", "directory for the screenshot key's pictures")
 	f.long.AddFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := runctl.ParseFlags(fs, args, stdout); errors.Is(err, flag.ErrHelp) {
+		return nil, err
+	} else if err != nil {
 		return nil, errUsage
 	}
 	fs.Visit(func(fl *flag.Flag) { f.channelSet = f.channelSet || fl.Name == "channel" })
@@ -110,12 +112,12 @@ const maxWindow = 16384
 var errUsage = errors.New("usage")
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	f, err := parse(args, stderr)
+	f, err := parse(args, stdout, stderr)
 	if err == nil {
 		err = view(ctx, f, stdout, stderr)
 	}
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.Is(err, errUsage):
 		return 2

@@ -24,7 +24,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	async := fs.Bool("async", false, "asynchronous steps (each cell fires with the model's fire rate)")
 	seed := fs.Uint64("seed", 1, "seed of the initial state and fire masks")
 	gif := fs.String("gif", "", "write the rollout as an animated GIF here (- for standard output)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	switch {

@@ -26,7 +26,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	experiment := fs.String("experiment", "", "with -format html: the experiment whose initial states and target the page offers (default: random states, no target); with html-train: the experiment to train (required)")
 	seed := fs.Uint64("seed", 23, "with -format html: seed of the initial states and of the page's random states and fire masks; with html-train: the training's seed")
 	iterations := fs.Int("iterations", 0, "with -format html-train: iterations (0 = the experiment's)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if *format == "html-train" {
