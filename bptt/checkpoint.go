@@ -86,18 +86,18 @@ func (c *Checkpoint) Resume(eng Engine, run *Run) error {
 // whole model file (docs/model-format.md), whose logits are float32; a
 // float64 model's exact logits follow in Logits64.
 type fileCheckpoint struct {
-	Format     string            `json:"format"`
-	Version    int               `json:"version"`
-	Label      string            `json:"label"`
-	Seed       uint64            `json:"seed"`
-	Iterations int               `json:"iterations"`
-	Iteration  int               `json:"iteration"`
-	DType      string            `json:"dtype"`
-	Model      json.RawMessage   `json:"model"`
+	Format     string            `json:"format" jsonfile:"required"`
+	Version    int               `json:"version" jsonfile:"required"`
+	Label      string            `json:"label" jsonfile:"required"`
+	Seed       uint64            `json:"seed" jsonfile:"required"`
+	Iterations int               `json:"iterations" jsonfile:"required"`
+	Iteration  int               `json:"iteration" jsonfile:"required"`
+	DType      string            `json:"dtype" jsonfile:"required"`
+	Model      json.RawMessage   `json:"model" jsonfile:"required"`
 	Logits64   [][]float64       `json:"logits64,omitempty"`
-	Optimizer  optim.State       `json:"optimizer"`
-	RNG        []byte            `json:"rng"`
-	Metrics    []Metrics         `json:"metrics"`
+	Optimizer  optim.State       `json:"optimizer" jsonfile:"required"`
+	RNG        []byte            `json:"rng" jsonfile:"required"`
+	Metrics    []Metrics         `json:"metrics" jsonfile:"required"`
 	Settings   map[string]string `json:"settings,omitempty"`
 }
 
@@ -153,16 +153,17 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 	}
 	// The format and version first, leniently, so that a model file or a
 	// newer checkpoint is named as such rather than as bad JSON.
+	// A missing one is left to the strict decoding, which names it.
 	var head struct {
-		Format  string `json:"format"`
-		Version int    `json:"version"`
+		Format  *string `json:"format"`
+		Version *int    `json:"version"`
 	}
 	if json.Unmarshal(data, &head) == nil {
 		switch {
-		case head.Format != CheckpointFormat:
-			return nil, fmt.Errorf("bptt: not a checkpoint: format is %q, want %q (pass a checkpoint file, such as the run's checkpoint.json)", head.Format, CheckpointFormat)
-		case head.Version != 1 && head.Version != CheckpointVersion:
-			return nil, fmt.Errorf("bptt: checkpoint version %d: this program reads versions 1 to %d only", head.Version, CheckpointVersion)
+		case head.Format != nil && *head.Format != CheckpointFormat:
+			return nil, fmt.Errorf("bptt: not a checkpoint: format is %q, want %q (pass a checkpoint file, such as the run's checkpoint.json)", *head.Format, CheckpointFormat)
+		case head.Version != nil && *head.Version != 1 && *head.Version != CheckpointVersion:
+			return nil, fmt.Errorf("bptt: checkpoint version %d: this program reads versions 1 to %d only", *head.Version, CheckpointVersion)
 		}
 	}
 	var f fileCheckpoint

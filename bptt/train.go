@@ -12,11 +12,11 @@ import (
 
 // Metrics describe one training iteration.
 type Metrics struct {
-	Iteration   int           `json:"iteration"`    // 1-based
-	SoftLoss    float64       `json:"soft_loss"`    // the loss that was backpropagated
-	HardLoss    float64       `json:"hard_loss"`    // the same batch through the argmax circuit on bits
-	ActiveGates int           `json:"active_gates"` // dlca.Model.ActiveGates
-	Time        time.Duration `json:"time_ns"`      // wall time of the iteration, hard loss included
+	Iteration   int           `json:"iteration" jsonfile:"required"`    // 1-based
+	SoftLoss    float64       `json:"soft_loss" jsonfile:"required"`    // the loss that was backpropagated
+	HardLoss    float64       `json:"hard_loss" jsonfile:"required"`    // the same batch through the argmax circuit on bits
+	ActiveGates int           `json:"active_gates" jsonfile:"required"` // dlca.Model.ActiveGates
+	Time        time.Duration `json:"time_ns" jsonfile:"required"`      // wall time of the iteration, hard loss included
 }
 
 // Event is what observers receive after each iteration. Model is the model

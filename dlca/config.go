@@ -24,33 +24,35 @@ const (
 
 // Config describes a cellular automaton's architecture. Everything needed to
 // rebuild the model except the learned logits is here (the wiring follows
-// from Seed, but model files store it explicitly anyway).
+// from Seed, but model files store it explicitly anyway). A model file must
+// hold the fields tagged `jsonfile:"required"` (internal/jsonfile); Seed and
+// PassThrough are informative there.
 type Config struct {
 	// Height and Width of the training grid. A model runs on any grid size;
 	// these only record what it was trained on.
-	Height int `json:"height"`
-	Width  int `json:"width"`
+	Height int `json:"height" jsonfile:"required"`
+	Width  int `json:"width" jsonfile:"required"`
 	// Channels is C, the number of state bits per cell.
-	Channels int              `json:"channels"`
-	Boundary circuit.Boundary `json:"boundary"`
+	Channels int              `json:"channels" jsonfile:"required"`
+	Boundary circuit.Boundary `json:"boundary" jsonfile:"required"`
 	// Kernels is K, the number of perception kernels. They share one wiring
 	// and each has its own logits.
-	Kernels int `json:"kernels"`
+	Kernels int `json:"kernels" jsonfile:"required"`
 	// KernelLayers are the perception kernel's layer widths, input first:
 	// [9, 8, 4, 2] means 9 inputs (the neighbourhood), then layers of 8
 	// (Moore wiring), 4 and 2 gates (unique wiring).
-	KernelLayers []int `json:"kernel_layers"`
+	KernelLayers []int `json:"kernel_layers" jsonfile:"required"`
 	// UpdateLayers are the update network's gate counts per layer, without
 	// its input width (which is Channels + Channels*Kernels*last kernel
 	// layer). The last must equal Channels.
-	UpdateLayers []int `json:"update_layers"`
+	UpdateLayers []int `json:"update_layers" jsonfile:"required"`
 	// Seed seeds the wiring (and any random initialisation).
 	Seed uint64 `json:"seed"`
 	// PassThrough is the initial logit of gate A; all others start at 0.
 	PassThrough float64 `json:"pass_through"`
 	// FireRate is the probability that a cell updates in an asynchronous
 	// step (one draw per cell per step, shared by its channels).
-	FireRate float64 `json:"fire_rate"`
+	FireRate float64 `json:"fire_rate" jsonfile:"required"`
 }
 
 // PerceptionBits is the number of perception outputs per channel and kernel

@@ -20,23 +20,24 @@ const (
 	FileVersion = 1
 )
 
-// fileModel is the JSON form of a model file.
+// fileModel is the JSON form of a model file (docs/model-format.md). The
+// fields tagged `jsonfile:"required"` must be in the file.
 type fileModel struct {
-	Format     string      `json:"format"`
-	Version    int         `json:"version"`
-	Config     Config      `json:"config"`
-	Perception []fileLayer `json:"perception"`
-	Update     []fileLayer `json:"update"`
+	Format     string      `json:"format" jsonfile:"required"`
+	Version    int         `json:"version" jsonfile:"required"`
+	Config     Config      `json:"config" jsonfile:"required"`
+	Perception []fileLayer `json:"perception" jsonfile:"required"`
+	Update     []fileLayer `json:"update" jsonfile:"required"`
 }
 
 type fileLayer struct {
 	Name   string    `json:"name"`
-	In     int       `json:"in"`
-	Out    int       `json:"out"`
-	Groups int       `json:"groups"`
-	A      []int32   `json:"a"`
-	B      []int32   `json:"b"`
-	Logits []float32 `json:"logits"` // [groups][out][16], flattened
+	In     int       `json:"in" jsonfile:"required"`
+	Out    int       `json:"out" jsonfile:"required"`
+	Groups int       `json:"groups" jsonfile:"required"`
+	A      []int32   `json:"a" jsonfile:"required"`
+	B      []int32   `json:"b" jsonfile:"required"`
+	Logits []float32 `json:"logits" jsonfile:"required"` // [groups][out][16], flattened
 }
 
 // Write writes the model as a model file (JSON) to w.

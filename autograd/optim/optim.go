@@ -35,21 +35,22 @@ type MomentumSetter interface {
 // rates, and named per-parameter buffers (Buffers[name][i] belongs to
 // parameter i, counting the groups' parameters in order; nil before the
 // parameter's first step). Float32 values convert to float64 and back
-// exactly.
+// exactly. The fields tagged `jsonfile:"required"` must be in a checkpoint
+// file that holds a State (the tag is for the dlca project's strict reader).
 type State struct {
-	Kind string `json:"kind"`
+	Kind string `json:"kind" jsonfile:"required"`
 	// Steps is the number of Steps taken (SGD), or for Adam the largest
 	// per-parameter count. Adam states written before step counts were per
 	// parameter hold only this one count.
-	Steps int `json:"steps"`
+	Steps int `json:"steps" jsonfile:"required"`
 	// ParamSteps is Adam's step count of each parameter (PyTorch's
 	// state[p]["step"]).
 	ParamSteps []int `json:"param_steps,omitempty"`
 	// LR is the first group's learning rate; GroupLRs holds every group's
 	// when there is more than one.
-	LR       float64                `json:"lr"`
+	LR       float64                `json:"lr" jsonfile:"required"`
 	GroupLRs []float64              `json:"group_lrs,omitempty"`
-	Buffers  map[string][][]float64 `json:"buffers"`
+	Buffers  map[string][][]float64 `json:"buffers" jsonfile:"required"`
 }
 
 // saveLRs stores o's learning rates in s.

@@ -21,6 +21,7 @@ import (
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
 	"github.com/dlca/dlca/gpu"
+	"github.com/dlca/dlca/internal/runctl"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -48,7 +49,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.warmup, "warmup", 1, "untimed iterations first (buffer allocation, shader compilation)")
 	fs.StringVar(&o.engines, "engines", "cpu,gpu", "comma-separated engines to time: cpu, gpu")
 	fs.Uint64Var(&o.seed, "seed", 23, "seed of the batches")
-	if err := fs.Parse(args); err != nil {
+	if err := runctl.ParseFlags(fs, args, stdout); errors.Is(err, flag.ErrHelp) {
+		return 0
+	} else if err != nil {
 		return 2
 	}
 	if fs.NArg() > 0 || o.iterations < 1 || o.warmup < 0 {

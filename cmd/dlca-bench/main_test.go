@@ -85,3 +85,14 @@ func TestBenchRefusesWhatDoesNotFit(t *testing.T) {
 		t.Errorf("-height -3: exit %d, %s", code, errs.String())
 	}
 }
+
+// TestHelp: -h and -help print the usage to stdout and exit 0.
+func TestHelp(t *testing.T) {
+	for _, flag := range []string{"-h", "-help"} {
+		var stdout, stderr strings.Builder
+		code := run([]string{flag}, &stdout, &stderr)
+		if code != 0 || stderr.Len() != 0 || !strings.Contains(stdout.String(), "Usage of dlca-bench") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 0 and the usage on stdout", flag, code, stdout.String(), stderr.String())
+		}
+	}
+}

@@ -41,9 +41,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = view(ctx, f, stdout, stderr)
 	}
 	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, cli.ErrHelp):
+	case err == nil, errors.Is(err, cli.ErrHelp):
 		return 0
 	case errors.Is(err, cli.ErrUsage):
 		return 2

@@ -80,3 +80,15 @@ func TestHelpWithoutDisplay(t *testing.T) {
 		t.Fatalf("dlca-view -h without a display: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
 	}
 }
+
+// TestHelp: -h and -help print the usage to stdout and exit 0, opening no
+// window.
+func TestHelp(t *testing.T) {
+	for _, flag := range []string{"-h", "-help"} {
+		var stdout, stderr strings.Builder
+		code := run(context.Background(), []string{flag}, &stdout, &stderr)
+		if code != 0 || stderr.Len() != 0 || !strings.Contains(stdout.String(), "Usage of dlca-view") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 0 and the usage on stdout", flag, code, stdout.String(), stderr.String())
+		}
+	}
+}

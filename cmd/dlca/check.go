@@ -18,7 +18,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	model := fs.String("model", "", "model file (required)")
 	name := fs.String("experiment", "checkerboard", "experiment whose checks to run")
 	gifs := fs.String("gifs", "", "directory to write one animation per check into (NAME.gif, and its last frame as NAME-final.png)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	switch {

@@ -36,7 +36,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	gif := fs.String("gif", "", "write the rollout as an animated GIF here (- for standard output)")
 	png := fs.String("png", "", "write the last state, drawn as the GIF's frames are, as a PNG picture here")
 	states := fs.String("states", "", "write every state as a NumPy .npy array [steps+1, H, W, C] here (uint8 0/1, float32 with -soft; - for standard output)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	g, err := gridOf(fs, *size, *height, *width)

@@ -34,7 +34,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	header := fs.String("header", "", "with -format c: the header file to write (default: -o with .c replaced by .h; none when -o is -)")
 	testbench := fs.String("testbench", "", "with -format verilog: also write a Verilog testbench to this file that runs the grid module for -steps steps and checks each state against the simulator (iverilog -o sim RULE.v TESTBENCH.v && vvp -n sim)")
 	steps := fs.Int("steps", 20, "with -testbench: the synchronous steps it runs and checks")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if *format == "html-train" {

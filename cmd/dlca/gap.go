@@ -27,7 +27,7 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	model := fs.String("model", "", "model file (required)")
 	name := fs.String("experiment", "checkerboard", "experiment whose training batch, steps and loss to use")
 	seed := fs.Uint64("seed", 23, "seed of the batch (and of the fire masks of an asynchronous experiment)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if *model == "" {

@@ -12,7 +12,7 @@ import (
 func runList(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dlca list", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	for _, n := range experiments.Names() {

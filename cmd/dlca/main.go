@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/dlca/dlca/internal/runctl"
 )
 
 // command is one subcommand: its name, a one-line summary and its body,
@@ -34,9 +36,12 @@ var commands = []command{
 var errUsage = errors.New("usage")
 
 // parseFlags parses a command's flags, which are all it takes: a stray
-// argument is an error (a forgotten "-model" before a path, say).
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+// argument is an error (a forgotten "-model" before a path, say). -h prints
+// the usage to stdout and returns flag.ErrHelp (exit status 0).
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	if err := runctl.ParseFlags(fs, args, stdout); errors.Is(err, flag.ErrHelp) {
+		return err
+	} else if err != nil {
 		return errUsage
 	}
 	if fs.NArg() > 0 {
@@ -53,18 +58,19 @@ func main() {
 
 // run executes the command line args and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	switch {
+	case len(args) == 0:
 		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	case args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help":
+		usage(stdout)
 		return 0
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
 			err := c.run(ctx, args[1:], stdout, stderr)
 			switch {
-			case err == nil:
+			case err == nil, errors.Is(err, flag.ErrHelp):
 				return 0
 			case errors.Is(err, errUsage):
 				return 2

@@ -9,7 +9,7 @@ import (
 // TestTrainRefusalNamesRealFlags: every flag that dlca train's memory
 // refusals suggest is one of its flags.
 func TestTrainRefusalNamesRealFlags(t *testing.T) {
-	_, _, usage := runCmd("train", "-h")
+	_, usage, _ := runCmd("train", "-h") // the usage goes to stdout
 	out := t.TempDir()
 	for _, tc := range []struct {
 		args []string

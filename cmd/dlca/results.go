@@ -17,6 +17,7 @@ import (
 
 	"github.com/dlca/dlca/experiments"
 	"github.com/dlca/dlca/internal/jsonfile"
+	"github.com/dlca/dlca/internal/runctl"
 	"github.com/dlca/dlca/internal/safefile"
 )
 
@@ -27,10 +28,12 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	img := fs.String("img", "", "directory to copy the pictures of each experiment's first run into (none if empty)")
 	force := fs.Bool("force", false, "replace an existing -out page and existing pictures in -img")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: dlca results -out FILE [-force] [-img DIR] RUNDIR...\n\nRUNDIR is a directory written by dlca train (it holds run.json); others are skipped with a note.")
+		fmt.Fprintln(fs.Output(), "usage: dlca results -out FILE [-force] [-img DIR] RUNDIR...\n\nRUNDIR is a directory written by dlca train (it holds run.json); others are skipped with a note.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := runctl.ParseFlags(fs, args, stdout); errors.Is(err, flag.ErrHelp) {
+		return err
+	} else if err != nil {
 		return errUsage
 	}
 	if fs.NArg() == 0 {

@@ -17,7 +17,6 @@ import (
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
-	"github.com/dlca/dlca/gpu"
 	"github.com/dlca/dlca/internal/runctl"
 	"github.com/dlca/dlca/internal/safefile"
 )
@@ -47,10 +46,10 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&long.Iterations, "iterations", 0, "training iterations (0 = the paper's)")
 	fs.Uint64Var(&long.Seed, "seed", 23, "seed of the batches")
 	fs.Uint64Var(&long.WiringSeed, "wiring-seed", 23, "seed of the wiring")
-	fs.StringVar(&long.Device, "device", "cpu", "where to train: "+gpu.Devices+" (auto: a hardware GPU if there is one, else the CPU)")
+	fs.StringVar(&long.Device, "device", "cpu", "where to train: "+devices+" (auto: a hardware GPU if there is one, else the CPU)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	long.AddFlags(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	long.Given(fs)
@@ -87,7 +86,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := long.Prepare(&setup, e.Model.Height, e.Model.Width); err != nil {
 		return err
 	}
-	eng, chosen, err := gpu.SelectEngine(long.Device, setup, stderr)
+	eng, chosen, err := selectEngine(long.Device, setup, stderr)
 	if err != nil {
 		return err
 	}
@@ -191,16 +190,6 @@ func passFail(ok bool) string {
 		return "PASS"
 	}
 	return "FAIL"
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // writeJSON writes v as indented JSON to path atomically.

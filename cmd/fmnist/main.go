@@ -17,6 +17,7 @@ import (
 
 	"github.com/dlca/dlca/internal/fmnist"
 	"github.com/dlca/dlca/internal/idx"
+	"github.com/dlca/dlca/internal/runctl"
 )
 
 func main() {
@@ -34,7 +35,7 @@ func run(args []string) error {
 	lr := fs.Float64("lr", 2e-3, "Adam's peak learning rate (cosine-annealed to 0)")
 	seed := fs.Uint64("seed", 1, "random seed (initialisation and shuffling)")
 	data := fs.String("data", idx.DefaultFashionMNISTDir, "directory holding the Fashion-MNIST IDX files")
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+	if err := runctl.ParseFlags(fs, args, os.Stdout); errors.Is(err, flag.ErrHelp) {
 		return nil
 	} else if err != nil {
 		return err

@@ -4,19 +4,31 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
+type item struct {
+	N int    `json:"n" jsonfile:"required"`
+	S string `json:"s"`
+}
+
+type record struct {
+	A     int             `json:"a" jsonfile:"required"`
+	B     string          `json:"b"`
+	Items []item          `json:"items"`
+	ByKey map[string]item `json:"by_key"`
+	F     float32         `json:"f"`
+	D     time.Duration   `json:"d"`
+}
+
 func TestDecode(t *testing.T) {
-	type record struct {
-		A int    `json:"a"`
-		B string `json:"b"`
-	}
 	for _, tc := range []struct {
 		name, in string
 		want     error  // a sentinel the error must wrap, if not nil
 		text     string // what the error must say, "" for no error
 	}{
 		{"object", `{"a": 1, "b": "x"}`, nil, ""},
+		{"nested", `{"a": 1, "items": [{"n": 2}, {"n": 3, "s": "y"}], "by_key": {"k": {"n": 4}}}`, nil, ""},
 		{"trailing white space", "{\"a\": 1}\n\t \r\n", nil, ""},
 		{"empty", "", ErrEmpty, "empty"},
 		{"only white space", " \n", ErrEmpty, "empty"},
@@ -25,8 +37,19 @@ func TestDecode(t *testing.T) {
 		{"a second value", `{"a": 1}{"a": 2}`, ErrTrailing, "data after its JSON value (from byte 8)"},
 		{"garbage after", "{\"a\": 1}\nxyz", ErrTrailing, "data after"},
 		{"a stray brace after", `{"a": 1}}`, ErrTrailing, "data after"},
-		{"unknown field", `{"a": 1, "c": 2}`, nil, `unknown field "c"`},
-		{"wrong type", `{"a": "one"}`, nil, "cannot unmarshal"},
+		{"unknown field", `{"a": 1, "c": 2}`, ErrUnknownField, `unknown field "c"`},
+		{"unknown nested field", `{"a": 1, "items": [{"n": 1, "colour": 2}]}`, ErrUnknownField, `unknown field "colour" in /items/0`},
+		{"name in another case", `{"A": 1}`, ErrUnknownField, `unknown field "A" (field names are case-sensitive)`},
+		{"nested name in another case", `{"a": 1, "items": [{"N": 1}]}`, ErrUnknownField, `unknown field "N" in /items/0`},
+		{"duplicate field", `{"a": 1, "b": "x", "a": 2}`, ErrDuplicateName, `"a" (byte 19); keep one`},
+		{"duplicate nested field", `{"a": 1, "items": [{"n": 1, "n": 2}]}`, ErrDuplicateName, `"n" in /items/0`},
+		{"duplicate map key", `{"a": 1, "by_key": {"k": {"n": 1}, "k": {"n": 2}}}`, ErrDuplicateName, `"k" in /by_key`},
+		{"missing required field", `{"b": "x"}`, ErrMissingField, `missing field "a"`},
+		{"missing nested required field", `{"a": 1, "items": [{"n": 1}, {"s": "x"}]}`, ErrMissingField, `missing field "n" in /items/1`},
+		{"missing required field in a map value", `{"a": 1, "by_key": {"k": {}}}`, ErrMissingField, `missing field "n" in /by_key/k`},
+		{"wrong type", `{"a": "one"}`, nil, "/a: cannot read a JSON string as a Go int"},
+		{"number out of range", `{"a": 1, "f": 1e39}`, nil, "/f: cannot read a JSON number 1e39 as a Go float32"},
+		{"invalid UTF-8", "{\"a\": 1, \"b\": \"\xff\"}", nil, "invalid UTF-8"},
 		{"not JSON", `hello`, nil, "invalid character"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -45,5 +68,25 @@ func TestDecode(t *testing.T) {
 				t.Fatalf("error %v does not wrap %v", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestDecodeValues checks what the strict decoder reads where encoding/json
+// is the writer: float32 numbers rounded to the nearest float32, durations
+// in nanoseconds, nested values in place.
+func TestDecodeValues(t *testing.T) {
+	var r record
+	in := `{"a": 1, "f": 0.1000000001, "d": 1500, "items": [{"n": 7, "s": "é"}], "by_key": {"k": {"n": 8}}}`
+	if err := Decode(strings.NewReader(in), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.F != float32(0.1) {
+		t.Errorf("f = %v, want float32(0.1)", r.F)
+	}
+	if r.D != 1500*time.Nanosecond {
+		t.Errorf("d = %v, want 1.5µs", r.D)
+	}
+	if len(r.Items) != 1 || r.Items[0] != (item{7, "é"}) || r.ByKey["k"].N != 8 {
+		t.Errorf("decoded %+v", r)
 	}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -42,8 +41,7 @@ type Flags struct {
 func Parse(args []string, stdout, stderr io.Writer) (*Flags, error) {
 	f := &Flags{}
 	fs := flag.NewFlagSet("dlca-view", flag.ContinueOnError)
-	var usage bytes.Buffer // to stdout when asked for, else to stderr
-	fs.SetOutput(&usage)
+	fs.SetOutput(stderr)
 	fs.StringVar(&f.Train, "train", "", "train this experiment live (dlca list shows them)")
 	fs.StringVar(&f.Model, "model", "", "replay this model file")
 	fs.StringVar(&f.Experiment, "experiment", "", "with -model: the experiment whose initial state to use (default: random bits)")
@@ -68,11 +66,9 @@ func Parse(args []string, stdout, stderr io.Writer) (*Flags, error) {
 	fs.StringVar(&f.ShotPath, "screenshot", "", "file for -screenshot-after")
 	fs.StringVar(&f.ShotDir, "shots", ".", "directory for the screenshot key's pictures")
 	f.Long.AddFlags(fs)
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		stdout.Write(usage.Bytes())
+	if err := runctl.ParseFlags(fs, args, stdout); errors.Is(err, flag.ErrHelp) {
 		return nil, ErrHelp
 	} else if err != nil {
-		stderr.Write(usage.Bytes())
 		return nil, ErrUsage
 	}
 	fs.Visit(func(fl *flag.Flag) { f.ChannelSet = f.ChannelSet || fl.Name == "channel" })
