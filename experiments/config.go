@@ -54,7 +54,7 @@ type Config struct {
 	Betas       [2]float64 `toml:"betas" json:"betas"`
 	Eps         float64    `toml:"eps" json:"eps"`
 	WeightDecay float64    `toml:"weight_decay" json:"weight_decay"`
-	Clip        float64    `toml:"clip" json:"clip" comment:"gradient norm clip"`
+	Clip        float64    `toml:"clip" json:"clip" comment:"every gradient element is clipped to [-clip, clip]"`
 
 	Init   InitSpec    `toml:"init" json:"init"`
 	Target TargetSpec  `toml:"target" json:"target"`

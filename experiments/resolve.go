@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -276,6 +277,10 @@ func (p *problems) noPicture(table, kind string, pic Picture) {
 func (c *Config) picture(p *problems, table string, pic Picture, channels int) *state.Grid {
 	if pic.File == "" {
 		p.add(table+".file", "missing: name a .png or .npy file")
+		return nil
+	}
+	if strings.EqualFold(filepath.Ext(pic.File), ".npy") && (len(pic.Palette) > 0 || pic.Threshold != 0 || pic.Channel != 0) {
+		p.add(table, "threshold, channel and palette are for PNG pictures; a .npy file holds the bits themselves")
 		return nil
 	}
 	g, err := state.Load(pic.File, state.Mapping{Palette: pic.Palette, Threshold: pic.Threshold, Channel: pic.Channel}, channels)
