@@ -191,7 +191,8 @@ func decode(data []byte, c *Config, source string) error {
 // is the file's key, dotted for a table's ("lr", "target.file"), and value
 // a TOML value; a value that is not one is taken as a string
 // (boundary=periodic). Relative paths are taken from the working folder.
-// The [[checks]] are changed in a file, not with Set.
+// The checks are replaced as a whole, as an array of inline tables
+// (checks=[] runs none).
 func (c *Config) Set(key, value string) error {
 	key = strings.TrimSpace(key)
 	if key == "" {

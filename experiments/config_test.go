@@ -142,6 +142,7 @@ kind = "checkerboard"
 		{"two errors", strings.Replace(base, "batch = 1", "batch = 0", 1) + "[init]\nkind = \"noise\"\n",
 			[]string{"f.toml:8: batch: 0", "f.toml:15: init.kind: \"noise\""}},
 		{"bad toml", base + "lr = \n", []string{"f.toml:14:"}},
+		{"not a plain name", strings.Replace(base, `name = "t"`, `name = "../t"`, 1), []string{`f.toml:1: name "../t" is not a plain name`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -175,7 +176,7 @@ kind = "checkerboard"
 // errors name the key.
 func TestSet(t *testing.T) {
 	c, _ := Builtin("checkerboard-small")
-	for _, kv := range [][2]string{{"lr", "0.03"}, {"boundary", "periodic"}, {"update_layers", "[256, 128, 64, 32, 16, 8]"}, {"seed", "7"}, {"target.kind", "lizard"}, {"height", "20"}, {"width", "20"}} {
+	for _, kv := range [][2]string{{"checks", "[{kind = 'grow', size = 30, steps = 4}]"}, {"lr", "0.03"}, {"boundary", "periodic"}, {"update_layers", "[256, 128, 64, 32, 16, 8]"}, {"seed", "7"}, {"target.kind", "lizard"}, {"height", "20"}, {"width", "20"}} {
 		if err := c.Set(kv[0], kv[1]); err != nil {
 			t.Fatalf("Set(%s, %s): %v", kv[0], kv[1], err)
 		}
@@ -184,7 +185,8 @@ func TestSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Optimizer.LR != 0.03 || e.Model.Boundary != circuit.Periodic || len(e.Model.UpdateLayers) != 6 || e.Seed != 7 || e.Target(20, 20)[0] != 0 || e.Model.Height != 20 {
+	if e.Optimizer.LR != 0.03 || e.Model.Boundary != circuit.Periodic || len(e.Model.UpdateLayers) != 6 || e.Seed != 7 || e.Target(20, 20)[0] != 0 || e.Model.Height != 20 ||
+		len(e.Checks) != 1 || e.Checks[0].Name != "grow" {
 		t.Fatalf("after Set: %+v", e)
 	}
 	for _, tc := range []struct{ key, value, want string }{

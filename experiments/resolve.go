@@ -11,6 +11,7 @@ import (
 
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/internal/safefile"
 	"github.com/dlca/dlca/internal/state"
 )
 
@@ -29,6 +30,9 @@ func (c *Config) Resolve() (*Experiment, error) {
 	}
 	if c.Wiring != "unique" {
 		p.add("wiring", "%q: the one wiring is unique (each layer reads every input of the layer before at least once)", c.Wiring)
+	}
+	if err := safefile.CheckName("name", c.Name); err != nil {
+		p.errs = append(p.errs, fmt.Errorf("%s%w", c.at("name"), err))
 	}
 	p.model(model.Validate())
 	c.checkTraining(p)

@@ -134,7 +134,7 @@ steps = 6
 // TestResumeConfigRun: a run from an experiment file, stopped after 2 of 4
 // iterations and resumed from its checkpoint alone (from another folder),
 // ends with the model of the run that was never stopped; the checkpoint
-// refuses a -set that changes the run.
+// refuses a -set that changes the run; dlca check knows the run's checks.
 func TestResumeConfigRun(t *testing.T) {
 	dir := t.TempDir()
 	file := ringFile(t, dir)
@@ -154,6 +154,10 @@ func TestResumeConfigRun(t *testing.T) {
 	sameFile(t, filepath.Join(whole, "model.json"), filepath.Join(parts, "model.json"))
 	if r := runRecordOf(t, parts); r.Experiment != "tiny-ring" || len(r.Metrics) != 4 || len(r.Checks) != 1 || r.Checks[0].Name != "grow" {
 		t.Fatalf("resumed run record: %+v", r)
+	}
+	// dlca check takes the experiment the model records.
+	if _, out, errs := runCmd("check", "-model", filepath.Join(parts, "model.json")); !strings.HasPrefix(out, "check grow") {
+		t.Fatalf("dlca check of the run's model: %q %q, want its one check, grow", out, errs)
 	}
 }
 
