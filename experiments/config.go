@@ -154,8 +154,20 @@ func Parse(data []byte, source string) (*Config, error) {
 	for key, line := range keyLines(data) {
 		c.where[key] = fmt.Sprintf("%s:%d", source, line)
 	}
+	var missing []string
+	for _, key := range required {
+		if c.at(key) == source+": " {
+			missing = append(missing, key)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%s: missing %s: an experiment file must give them (docs/config.md; dlca config -experiment NAME prints a complete one)", source, strings.Join(missing, ", "))
+	}
 	return &c, nil
 }
+
+// required are the keys without a default, which every file gives.
+var required = []string{"height", "width", "channels", "kernels", "kernel_layers", "update_layers", "batch", "steps", "iterations", "loss_channels"}
 
 // decode decodes TOML data into c strictly (unknown keys are errors),
 // keeping what data does not set. Errors name source, the line and the key.
@@ -210,6 +222,12 @@ func (c *Config) Set(key, value string) error {
 	}
 	if c.where == nil {
 		c.where = map[string]string{}
+	}
+	// What the file said under key is gone (a table or array replaced).
+	for k := range c.where {
+		if strings.HasPrefix(k, key+".") || strings.HasPrefix(k, key+"[") {
+			delete(c.where, k)
+		}
 	}
 	c.where[key] = "-set"
 	c.absPaths(".")

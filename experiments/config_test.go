@@ -136,7 +136,9 @@ kind = "checkerboard"
 		{"png larger than grid", strings.Replace(base, `kind = "checkerboard"`, "kind = \"png\"\nfile = \"ring.png\"", 1), []string{"f.toml:14: target.file:", "is 20x20, larger than the 8x8 grid"}},
 		{"png missing", strings.Replace(base, `kind = "checkerboard"`, "kind = \"png\"\nfile = \"none.png\"", 1), []string{"f.toml:14: target.file: cannot open"}},
 		{"unknown target", strings.Replace(base, `kind = "checkerboard"`, `kind = "square"`, 1), []string{"f.toml:13: target.kind: \"square\": use png,"}},
-		{"missing key", strings.Replace(base, "channels = 4\n", "", 1), []string{"f.toml: channels is 0"}},
+		{"missing keys", strings.Replace(strings.Replace(base, "channels = 4\n", "", 1), "steps = 4\n", "", 1), []string{"f.toml: missing channels, steps:"}},
+		{"missing target", strings.Replace(base, "[target]\nkind = \"checkerboard\"", "[target]\nthreshold = 0.5", 1), []string{"f.toml:12: target.kind: missing"}},
+		{"channels 0", strings.Replace(base, "channels = 4\n", "channels = 0\n", 1), []string{"f.toml:4: channels is 0"}},
 		{"check param", base + "[[checks]]\nkind = \"generalise\"\nsize = 16\nsteps = 10\nhole = 3\n", []string{"f.toml:18: checks[0].hole: check generalise takes no hole"}},
 		{"life check", base + "[[checks]]\nkind = \"life-grid\"\nsize = 16\nsteps = 10\n", []string{"f.toml:15: checks[0].kind: check life-grid needs target kind \"gameoflife\""}},
 		{"two errors", strings.Replace(base, "batch = 1", "batch = 0", 1) + "[init]\nkind = \"noise\"\n",
@@ -199,6 +201,20 @@ func TestSet(t *testing.T) {
 		if err := c.Set(tc.key, tc.value); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Fatalf("Set(%q, %q): error %v, want one saying %q", tc.key, tc.value, err, tc.want)
 		}
+	}
+	// Errors in what -set replaced name -set, not the file's old lines.
+	var text bytes.Buffer
+	c.WriteTOML(&text)
+	f, err := Parse(text.Bytes(), "f.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(f.at("checks[0].steps"), "f.toml:") {
+		t.Fatalf("checks[0].steps is said to be at %q, want a line of f.toml", f.at("checks[0].steps"))
+	}
+	f.Set("checks", "[{kind = 'grow', size = 30}]")
+	if f.at("checks[0].steps") != "-set: " {
+		t.Fatalf("a key -set replaced is said to be at %q", f.at("checks[0].steps"))
 	}
 	c.Set("loss_channels", "[9]")
 	if _, err := c.Resolve(); err == nil || !strings.HasPrefix(err.Error(), "-set: loss_channels: channel 9") {

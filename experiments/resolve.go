@@ -126,6 +126,9 @@ func (c *Config) checkTraining(p *problems) {
 		p.add("loss_channels", "empty: name the channels the target describes, e.g. [0]")
 	}
 	for i, k := range c.LossChannels {
+		if c.Channels < 1 {
+			break // the channels' own error says it
+		}
 		if k < 0 || k >= c.Channels {
 			p.add("loss_channels", "channel %d is beyond the %d channels (0 to %d)", k, c.Channels, c.Channels-1)
 		} else if slices.Contains(c.LossChannels[:i], k) {
@@ -220,7 +223,7 @@ var builtinTargets = map[string]struct {
 func (c *Config) target(p *problems) (target func(h, w int) []float32, targetOf func([]float32, int, int, int) []float32, size [2]int) {
 	t := c.Target
 	n := len(c.LossChannels)
-	if t.Kind != "png" {
+	if t.Kind != "png" && t.Kind != "" {
 		p.noPicture("target", t.Kind, t.Picture)
 	}
 	if b, ok := builtinTargets[t.Kind]; ok {
@@ -258,7 +261,11 @@ func (c *Config) target(p *problems) (target func(h, w int) []float32, targetOf 
 		c.fits(p, "target.file", t.File, size)
 		return func(h, w int) []float32 { return g.Centred(h, w) }, nil, size
 	}
-	p.add("target.kind", "%q: use png, checkerboard, gameoflife, lizard or colour-g", t.Kind)
+	if t.Kind == "" {
+		p.add("target.kind", "missing: use png, checkerboard, gameoflife, lizard or colour-g")
+	} else {
+		p.add("target.kind", "%q: use png, checkerboard, gameoflife, lizard or colour-g", t.Kind)
+	}
 	return nil, nil, size
 }
 
