@@ -144,6 +144,7 @@ kind = "checkerboard"
 		{"two errors", strings.Replace(base, "batch = 1", "batch = 0", 1) + "[init]\nkind = \"noise\"\n",
 			[]string{"f.toml:8: batch: 0", "f.toml:15: init.kind: \"noise\""}},
 		{"bad toml", base + "lr = \n", []string{"f.toml:14:"}},
+		{"wiring", strings.Replace(base, `name = "t"`, "name = \"t\"\nwiring = \"random\"", 1), []string{`f.toml:2: wiring: "random": only "unique"`}},
 		{"not a plain name", strings.Replace(base, `name = "t"`, `name = "../t"`, 1), []string{`f.toml:1: name "../t" is not a plain name`}},
 	}
 	for _, tc := range cases {

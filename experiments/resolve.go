@@ -29,7 +29,7 @@ func (c *Config) Resolve() (*Experiment, error) {
 		Seed: c.WiringSeed, PassThrough: c.PassThrough, FireRate: c.FireRate,
 	}
 	if c.Wiring != "unique" {
-		p.add("wiring", "%q: the one wiring is unique (each layer reads every input of the layer before at least once)", c.Wiring)
+		p.add("wiring", "%q: only \"unique\" wiring is implemented (each layer reads every input of the layer before it at least once)", c.Wiring)
 	}
 	if err := safefile.CheckName("name", c.Name); err != nil {
 		p.errs = append(p.errs, fmt.Errorf("%s%w", c.at("name"), err))
