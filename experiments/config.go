@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -254,6 +255,9 @@ func (c *Config) absPaths(dir string) {
 // WriteTOML writes c as an experiment file, every setting spelled out, so
 // that Load of what it wrote gives c again.
 func (c *Config) WriteTOML(w io.Writer) error {
+	if c.Seed > math.MaxInt64 || c.WiringSeed > math.MaxInt64 {
+		return fmt.Errorf("seed %d, wiring seed %d: an experiment file holds seeds up to %d", c.Seed, c.WiringSeed, int64(math.MaxInt64))
+	}
 	fmt.Fprintf(w, "# dlca experiment file (docs/config.md): train it with dlca train -config FILE\n\n")
 	enc := toml.NewEncoder(w)
 	enc.SetIndentTables(false)

@@ -3,7 +3,6 @@ package experiments
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -119,9 +118,6 @@ func (c *Config) checkTraining(p *problems) {
 	positive("batch", c.Batch)
 	positive("steps", c.Steps)
 	positive("iterations", c.Iterations)
-	if c.Seed > math.MaxInt64 || c.WiringSeed > math.MaxInt64 {
-		p.add("seed", "seeds above %d cannot be written in an experiment file", int64(math.MaxInt64))
-	}
 	if len(c.LossChannels) == 0 {
 		p.add("loss_channels", "empty: name the channels the target describes, e.g. [0]")
 	}
