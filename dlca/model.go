@@ -51,7 +51,7 @@ func New(cfg Config, dtype autograd.DType) (*Model, error) {
 		w := gates.MooreWiring(rng)
 		if i > 1 {
 			var err error
-			if w, err = gates.UniqueWiring(in, out, rng); err != nil {
+			if w, err = cfg.wiring(in, out, rng); err != nil {
 				return nil, fmt.Errorf("dlca: perception layer %d: %w", i-1, err)
 			}
 		}
@@ -59,7 +59,7 @@ func New(cfg Config, dtype autograd.DType) (*Model, error) {
 	}
 	in := cfg.UpdateInputs()
 	for i, out := range cfg.UpdateLayers {
-		w, err := gates.UniqueWiring(in, out, rng)
+		w, err := cfg.wiring(in, out, rng)
 		if err != nil {
 			return nil, fmt.Errorf("dlca: update layer %d: %w", i, err)
 		}
@@ -67,6 +67,15 @@ func New(cfg Config, dtype autograd.DType) (*Model, error) {
 		in = out
 	}
 	return m, nil
+}
+
+// wiring draws the wiring of a layer of out gates over in inputs from rng,
+// as c.Wiring says.
+func (c Config) wiring(in, out int, rng *rand.Rand) (gates.Wiring, error) {
+	if c.Wiring == WiringRandom {
+		return gates.RandomWiring(in, out, rng), nil
+	}
+	return gates.UniqueWiring(in, out, rng)
 }
 
 // Layers returns the perception layers followed by the update layers.

@@ -36,7 +36,7 @@ type Config struct {
 	Kernels      int              `toml:"kernels" json:"kernels" comment:"perception kernels"`
 	KernelLayers []int            `toml:"kernel_layers" json:"kernel_layers" comment:"perception layer widths: 9, 8, then unique-wired layers"`
 	UpdateLayers []int            `toml:"update_layers" json:"update_layers" comment:"update network layers; the last has channels gates"`
-	Wiring       string           `toml:"wiring" json:"wiring" comment:"unique (every input read at least once)"`
+	Wiring       string           `toml:"wiring" json:"wiring" comment:"unique (every input read at least once) or random"`
 	PassThrough  float64          `toml:"pass_through" json:"pass_through" comment:"initial logit of the pass-through gate"`
 	FireRate     float64          `toml:"fire_rate" json:"fire_rate" comment:"probability that a cell fires in an asynchronous step"`
 	WiringSeed   uint64           `toml:"wiring_seed" json:"wiring_seed"`

@@ -144,7 +144,7 @@ kind = "checkerboard"
 		{"two errors", strings.Replace(base, "batch = 1", "batch = 0", 1) + "[init]\nkind = \"noise\"\n",
 			[]string{"f.toml:8: batch: 0", "f.toml:15: init.kind: \"noise\""}},
 		{"bad toml", base + "lr = \n", []string{"f.toml:14:"}},
-		{"wiring", strings.Replace(base, `name = "t"`, "name = \"t\"\nwiring = \"random\"", 1), []string{`f.toml:2: wiring: "random": only "unique"`}},
+		{"wiring", strings.Replace(base, `name = "t"`, "name = \"t\"\nwiring = \"randon\"", 1), []string{`f.toml:2: wiring: "randon": use "unique"`}},
 		{"not a plain name", strings.Replace(base, `name = "t"`, `name = "../t"`, 1), []string{`f.toml:1: name "../t" is not a plain name`}},
 	}
 	for _, tc := range cases {
@@ -172,6 +172,16 @@ kind = "checkerboard"
 	}
 	if _, err := c.Resolve(); err != nil {
 		t.Fatal(err)
+	}
+	// Random wiring needs no more gates than inputs / 2.
+	c.UpdateLayers = []int{64, 8, 16, 8, 4}
+	if _, err := c.Resolve(); err == nil {
+		t.Fatal("a layer too small for unique wiring resolved")
+	}
+	c.Wiring = "random"
+	e, err := c.Resolve()
+	if err != nil || e.Model.Wiring != "random" {
+		t.Fatalf("random wiring: %v, %+v", err, e)
 	}
 }
 

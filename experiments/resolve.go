@@ -27,8 +27,12 @@ func (c *Config) Resolve() (*Experiment, error) {
 		Kernels: c.Kernels, KernelLayers: slices.Clone(c.KernelLayers), UpdateLayers: slices.Clone(c.UpdateLayers),
 		Seed: c.WiringSeed, PassThrough: c.PassThrough, FireRate: c.FireRate,
 	}
-	if c.Wiring != "unique" {
-		p.add("wiring", "%q: only \"unique\" wiring is implemented (each layer reads every input of the layer before it at least once)", c.Wiring)
+	switch c.Wiring {
+	case "unique": // dlca's default, ""
+	case "random":
+		model.Wiring = dlca.WiringRandom
+	default:
+		p.add("wiring", "%q: use \"unique\" (every input of a layer read at least once) or \"random\"", c.Wiring)
 	}
 	if err := safefile.CheckName("name", c.Name); err != nil {
 		p.errs = append(p.errs, fmt.Errorf("%s%w", c.at("name"), err))
