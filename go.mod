@@ -10,6 +10,7 @@ require (
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875
 	github.com/hajimehoshi/ebiten/v2 v2.9.10
 	github.com/jezek/xgb v1.1.1
+	github.com/pelletier/go-toml/v2 v2.4.3
 	golang.org/x/image v0.43.0
 	golang.org/x/sys v0.44.0
 	golang.org/x/term v0.43.0

@@ -53,7 +53,15 @@ type Config struct {
 	// FireRate is the probability that a cell updates in an asynchronous
 	// step (one draw per cell per step, shared by its channels).
 	FireRate float64 `json:"fire_rate" jsonfile:"required"`
+	// Wiring says how the layers after the first perception layer are
+	// wired: "" (unique wiring, gates.UniqueWiring, the paper's) or
+	// WiringRandom (gates.RandomWiring, Petersen et al.'s). Model files
+	// store the wiring itself; this records how it was drawn.
+	Wiring string `json:"wiring,omitempty"`
 }
+
+// WiringRandom is Config.Wiring for random wiring (gates.RandomWiring).
+const WiringRandom = "random"
 
 // PerceptionBits is the number of perception outputs per channel and kernel
 // (the last kernel layer's width).
@@ -76,6 +84,9 @@ func (c Config) Validate() error {
 	if c.Boundary > circuit.Periodic {
 		bad("boundary %v: use zero or periodic", c.Boundary)
 	}
+	if c.Wiring != "" && c.Wiring != WiringRandom {
+		bad("wiring %q: use \"\" (unique) or %q", c.Wiring, WiringRandom)
+	}
 	if c.Kernels < 1 {
 		bad("kernels is %d: perception needs at least 1 kernel", c.Kernels)
 	}
@@ -83,7 +94,7 @@ func (c Config) Validate() error {
 		bad("kernel_layers %v: must start with 9 (the 3x3 neighbourhood) then 8 (one gate per neighbour, b = centre), e.g. [9 8 4 2]", c.KernelLayers)
 	} else {
 		for i := 2; i < len(c.KernelLayers); i++ {
-			if err := uniqueFits("kernel_layers", i, c.KernelLayers[i-1], c.KernelLayers[i]); err != nil {
+			if err := c.layerFits("kernel_layers", i, c.KernelLayers[i-1], c.KernelLayers[i]); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -97,7 +108,7 @@ func (c Config) Validate() error {
 	if len(errs) == 0 {
 		in := c.UpdateInputs()
 		for i, out := range c.UpdateLayers {
-			if err := uniqueFits("update_layers", i, in, out); err != nil {
+			if err := c.layerFits("update_layers", i, in, out); err != nil {
 				errs = append(errs, err)
 			}
 			in = out
@@ -115,13 +126,14 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// uniqueFits checks that a layer of out gates can read each of its in inputs
-// at least once, which unique wiring needs (2*out >= in).
-func uniqueFits(field string, i, in, out int) error {
+// layerFits checks that a layer of out gates can be wired to in inputs:
+// at least one gate, and for unique wiring enough gates to read each input
+// at least once (2*out >= in).
+func (c Config) layerFits(field string, i, in, out int) error {
 	if out < 1 {
 		return fmt.Errorf("%s[%d] is %d: a layer needs at least 1 gate", field, i, out)
 	}
-	if 2*out < in {
+	if c.Wiring != WiringRandom && 2*out < in {
 		return fmt.Errorf("%s[%d] has %d gates for %d inputs: unique wiring needs 2*gates >= inputs (use at least %d gates)", field, i, out, in, (in+1)/2)
 	}
 	return nil

@@ -29,6 +29,9 @@ func TestConfigValidate(t *testing.T) {
 		{"last update layer not C", func(c *Config) { c.UpdateLayers[len(c.UpdateLayers)-1] = 4 }, "exactly channels"},
 		{"update too narrow for unique wiring", func(c *Config) { c.UpdateLayers[0] = 100 }, "2*gates >= inputs"},
 		{"empty update", func(c *Config) { c.UpdateLayers = nil }, "empty"},
+		{"random wiring of a narrow layer", func(c *Config) { c.Wiring = WiringRandom; c.UpdateLayers[0] = 100 }, ""},
+		{"random wiring of an empty layer", func(c *Config) { c.Wiring = WiringRandom; c.UpdateLayers[0] = 0 }, "at least 1 gate"},
+		{"unknown wiring", func(c *Config) { c.Wiring = "unique" }, "wiring"},
 		{"fire rate zero", func(c *Config) { c.FireRate = 0 }, "fire_rate"},
 		{"fire rate above one", func(c *Config) { c.FireRate = 1.5 }, "fire_rate"},
 	} {
@@ -61,5 +64,42 @@ func TestConfigUpdateInputs(t *testing.T) {
 	}
 	if m.ActiveGates() != 0 {
 		t.Fatalf("a pass-through initialised model has %d active gates, want 0", m.ActiveGates())
+	}
+}
+
+// TestRandomWiring: Config.Wiring "random" draws the update layers (and the
+// perception layers after the first) with gates.RandomWiring, which may
+// leave inputs unread; a model file keeps it, and one of unique wiring has
+// no wiring field (files written before it existed read the same).
+func TestRandomWiring(t *testing.T) {
+	cfg := checkerboardConfig()
+	cfg.Wiring = WiringRandom
+	cfg.UpdateLayers[0] = 100 // too few gates for unique wiring of 264 inputs
+	m, err := New(cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := map[int32]bool{}
+	w := m.Update[0].Wiring
+	for k := range w.A {
+		read[w.A[k]], read[w.B[k]] = true, true
+	}
+	// Petersen et al.'s draw gives 2*out distinct inputs when 2*out <= in.
+	if len(read) != 200 {
+		t.Fatalf("100 random gates read %d of 264 inputs, want 200", len(read))
+	}
+	var b strings.Builder
+	if err := m.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(strings.NewReader(b.String()), 0)
+	if err != nil || back.Config.Wiring != WiringRandom {
+		t.Fatalf("read back: %v, wiring %q", err, back.Config.Wiring)
+	}
+	u, _ := New(checkerboardConfig(), 0)
+	b.Reset()
+	u.Write(&b)
+	if strings.Contains(b.String(), `"wiring"`) {
+		t.Fatal("a model of unique wiring writes a wiring field")
 	}
 }

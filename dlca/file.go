@@ -23,11 +23,12 @@ const (
 // fileModel is the JSON form of a model file (docs/model-format.md). The
 // fields tagged `jsonfile:"required"` must be in the file.
 type fileModel struct {
-	Format     string      `json:"format" jsonfile:"required"`
-	Version    int         `json:"version" jsonfile:"required"`
-	Config     Config      `json:"config" jsonfile:"required"`
-	Perception []fileLayer `json:"perception" jsonfile:"required"`
-	Update     []fileLayer `json:"update" jsonfile:"required"`
+	Format     string          `json:"format" jsonfile:"required"`
+	Version    int             `json:"version" jsonfile:"required"`
+	Config     Config          `json:"config" jsonfile:"required"`
+	Experiment json.RawMessage `json:"experiment,omitempty"`
+	Perception []fileLayer     `json:"perception" jsonfile:"required"`
+	Update     []fileLayer     `json:"update" jsonfile:"required"`
 }
 
 type fileLayer struct {
@@ -42,7 +43,7 @@ type fileLayer struct {
 
 // Write writes the model as a model file (JSON) to w.
 func (m *Model) Write(w io.Writer) error {
-	f := fileModel{Format: FileFormat, Version: FileVersion, Config: m.Config}
+	f := fileModel{Format: FileFormat, Version: FileVersion, Config: m.Config, Experiment: m.Experiment}
 	conv := func(l *gates.Layer) fileLayer {
 		return fileLayer{Name: l.Name, In: l.In, Out: l.Out, Groups: l.Groups, A: l.Wiring.A, B: l.Wiring.B, Logits: float32s(l.Logits)}
 	}
@@ -108,7 +109,7 @@ func Read(r io.Reader, dtype autograd.DType) (*Model, error) {
 		return nil, err
 	}
 	cfg := f.Config
-	m := &Model{Config: cfg}
+	m := &Model{Config: cfg, Experiment: f.Experiment}
 	if want := len(cfg.KernelLayers) - 1; len(f.Perception) != want {
 		return nil, fmt.Errorf("dlca: model file has %d perception layers, config kernel_layers %v needs %d", len(f.Perception), cfg.KernelLayers, want)
 	}

@@ -1,8 +1,10 @@
 package dlca
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/gates"
@@ -19,6 +21,10 @@ type Model struct {
 	// Update holds the update network's layers (Groups = 1), applied to the
 	// rows (cell); its input is described in the package documentation.
 	Update []*gates.Layer
+	// Experiment, when not nil, is the JSON record of the experiment that
+	// trained the model (package experiments writes and reads it; this
+	// package only keeps it): a model file carries its run's settings.
+	Experiment json.RawMessage
 }
 
 // New builds a model from a validated config: wiring drawn from
@@ -45,7 +51,7 @@ func New(cfg Config, dtype autograd.DType) (*Model, error) {
 		w := gates.MooreWiring(rng)
 		if i > 1 {
 			var err error
-			if w, err = gates.UniqueWiring(in, out, rng); err != nil {
+			if w, err = cfg.wiring(in, out, rng); err != nil {
 				return nil, fmt.Errorf("dlca: perception layer %d: %w", i-1, err)
 			}
 		}
@@ -53,7 +59,7 @@ func New(cfg Config, dtype autograd.DType) (*Model, error) {
 	}
 	in := cfg.UpdateInputs()
 	for i, out := range cfg.UpdateLayers {
-		w, err := gates.UniqueWiring(in, out, rng)
+		w, err := cfg.wiring(in, out, rng)
 		if err != nil {
 			return nil, fmt.Errorf("dlca: update layer %d: %w", i, err)
 		}
@@ -61,6 +67,15 @@ func New(cfg Config, dtype autograd.DType) (*Model, error) {
 		in = out
 	}
 	return m, nil
+}
+
+// wiring draws the wiring of a layer of out gates over in inputs from rng,
+// as c.Wiring says.
+func (c Config) wiring(in, out int, rng *rand.Rand) (gates.Wiring, error) {
+	if c.Wiring == WiringRandom {
+		return gates.RandomWiring(in, out, rng), nil
+	}
+	return gates.UniqueWiring(in, out, rng)
 }
 
 // Layers returns the perception layers followed by the update layers.
@@ -105,7 +120,7 @@ func (m *Model) NumGates() int {
 // Clone returns a deep copy of the model with fresh logit tensors that
 // require a gradient like the originals.
 func (m *Model) Clone() *Model {
-	c := &Model{Config: m.Config}
+	c := &Model{Config: m.Config, Experiment: slices.Clone(m.Experiment)}
 	c.Config.KernelLayers = append([]int(nil), m.Config.KernelLayers...)
 	c.Config.UpdateLayers = append([]int(nil), m.Config.UpdateLayers...)
 	clone := func(l *gates.Layer) *gates.Layer {

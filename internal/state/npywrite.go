@@ -1,3 +1,8 @@
+//go:build !js
+
+// NOTE: not in WebAssembly builds either, like npyread.go: the browser page
+// writes no files.
+
 package state
 
 import (
@@ -6,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"codeberg.org/sbinet/npyio/npy"
 )
@@ -144,4 +150,16 @@ func WriteNPY(w io.Writer, s *State, dtype DType) error {
 		return err
 	}
 	return nw.Close()
+}
+
+// shapeString writes a shape as NumPy prints it: (3,), (4, 5, 8).
+func shapeString(shape []int) string {
+	parts := make([]string, len(shape))
+	for i, n := range shape {
+		parts[i] = fmt.Sprint(n)
+	}
+	if len(shape) == 1 {
+		return "(" + parts[0] + ",)"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
 }

@@ -10,8 +10,8 @@ import (
 
 // ReadPNG reads a state of spec.Channels channels from a PNG picture, one
 // cell a pixel: with spec.Palette, each colour sets the channels the
-// palette gives it; otherwise channel 0 is 1 where the grey level is at
-// least spec.Threshold and the other channels are 0. A transparent pixel
+// palette gives it; otherwise channel spec.Channel is 1 where the grey
+// level is at least spec.Threshold and the other channels are 0. A transparent pixel
 // counts as black.
 func ReadPNG(r io.Reader, spec Spec) (*State, error) {
 	data, err := io.ReadAll(r)
@@ -32,6 +32,9 @@ func ReadPNG(r io.Reader, spec Spec) (*State, error) {
 	if spec.Threshold < 0 || spec.Threshold > 1 {
 		return nil, fmt.Errorf("threshold %v: a grey level must be in [0, 1]", spec.Threshold)
 	}
+	if spec.Palette == nil && (spec.Channel < 0 || spec.Channel >= spec.Channels) {
+		return nil, fmt.Errorf("channel %d: a grey picture sets one of the channels 0 to %d", spec.Channel, spec.Channels-1)
+	}
 	img, err := png.Decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("not a PNG picture: %w", err)
@@ -44,7 +47,7 @@ func ReadPNG(r io.Reader, spec Spec) (*State, error) {
 			px := img.At(b.Min.X+x, b.Min.Y+y)
 			if spec.Palette == nil {
 				if grey := color.GrayModel.Convert(px).(color.Gray).Y; float64(grey)/255 >= spec.Threshold {
-					cell[0] = 1
+					cell[spec.Channel] = 1
 				}
 				continue
 			}

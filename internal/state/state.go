@@ -27,8 +27,12 @@ type Spec struct {
 	// before their data is read.
 	MaxSide int
 	// Threshold is the grey level (0 black to 1 white) from which a
-	// picture's pixel sets channel 0 to 1; DefaultThreshold is the usual.
+	// picture's pixel sets channel Channel to 1; DefaultThreshold is the
+	// usual.
 	Threshold float64
+	// Channel is the channel a grey picture sets (0, the usual); the others
+	// are 0.
+	Channel int
 	// Palette, when not nil, maps a picture's colours to channel bits
 	// instead of the grey threshold.
 	Palette *Palette
@@ -93,4 +97,21 @@ func (spec Spec) checkValues(s *State) error {
 		return fmt.Errorf("the value at [%d, %d, %d] is %v: every value must be %s", cell/s.Width, cell%s.Width, c, v, want)
 	}
 	return nil
+}
+
+// Centred returns s centred on an h x w grid of zeros, [h, w, Channels]:
+// offset (h-Height)/2, (w-Width)/2, and cells that fall outside cut off.
+// Experiment files place their pictures and state files so.
+func (s *State) Centred(h, w int) []float32 {
+	c := s.Channels
+	out := make([]float32, h*w*c)
+	oy, ox := (h-s.Height)/2, (w-s.Width)/2
+	for y := range s.Height {
+		for x := range s.Width {
+			if ty, tx := y+oy, x+ox; ty >= 0 && ty < h && tx >= 0 && tx < w {
+				copy(out[(ty*w+tx)*c:][:c], s.Values[(y*s.Width+x)*c:][:c])
+			}
+		}
+	}
+	return out
 }
