@@ -51,6 +51,11 @@ type Config struct {
 	// FireRate is the probability that a cell updates in an asynchronous
 	// step (one draw per cell per step, shared by its channels).
 	FireRate float64 `json:"fire_rate"`
+	// RNG names the random stream that draws the wiring and the fire masks
+	// (stream.go): "" or "pcg" for this project's PCG streams, "jax" for the
+	// paper's notebook's (JAX 0.4.33 threefry). It is left out of a model
+	// file when empty, so files written before it existed read as "pcg".
+	RNG string `json:"rng,omitempty"`
 }
 
 // PerceptionBits is the number of perception outputs per channel and kernel
@@ -103,6 +108,9 @@ func (c Config) Validate() error {
 	}
 	if math.IsNaN(c.PassThrough) || math.IsInf(c.PassThrough, 0) {
 		bad("pass_through is %v: must be a finite logit (the paper uses 10)", c.PassThrough)
+	}
+	if err := checkStream(c.RNG); err != nil {
+		errs = append(errs, err)
 	}
 	if !(c.FireRate > 0 && c.FireRate <= 1) {
 		bad("fire_rate is %v: must be in (0, 1] (the paper uses 0.6)", c.FireRate)

@@ -2,7 +2,6 @@ package dlca
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/gates"
@@ -21,44 +20,27 @@ type Model struct {
 	Update []*gates.Layer
 }
 
-// New builds a model from a validated config: wiring drawn from
-// rand.NewPCG(cfg.Seed, 0) in layer order (perception, then update) and
-// logits PassThrough on op A, 0 elsewhere. It returns cfg.Validate's error.
+// New builds a model from a validated config: the wiring drawn from the
+// config's random stream (stream.go: PCG, or the paper's notebook's JAX
+// order) and logits PassThrough on op A, 0 elsewhere. It returns
+// cfg.Validate's error.
 func New(cfg Config, dtype autograd.DType) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0))
+	perception, update, err := drawWirings(cfg)
+	if err != nil {
+		return nil, err
+	}
 	init := gates.Init{PassThrough: cfg.PassThrough}
 	m := &Model{Config: cfg}
-	for i := 1; i < len(cfg.KernelLayers); i++ {
-		in, out := cfg.KernelLayers[i-1], cfg.KernelLayers[i]
-		// NOTE: a Moore wiring is drawn for every perception layer and
-		// thrown away for layers 2 and up. The draw stays because every
-		// seed's model depends on the order of the draws from rng: the
-		// wirings (and Gaussian initial logits) of all later layers. Saved
-		// model files and checkpoints would still load the same (they store
-		// their wiring), but removing the draw would give every seed another
-		// model, so every training run would change: the README's
-		// checkerboard (seed 23), every run in docs/RESULTS.md (retrain and
-		// regenerate), and the tests that pin a seed's results.
-		w := gates.MooreWiring(rng)
-		if i > 1 {
-			var err error
-			if w, err = gates.UniqueWiring(in, out, rng); err != nil {
-				return nil, fmt.Errorf("dlca: perception layer %d: %w", i-1, err)
-			}
-		}
-		m.Perception = append(m.Perception, gates.NewLayer(fmt.Sprintf("perception/%d", i-1), in, w, cfg.Kernels, init, dtype, rng))
+	for i, w := range perception {
+		m.Perception = append(m.Perception, gates.NewLayer(fmt.Sprintf("perception/%d", i), cfg.KernelLayers[i], w, cfg.Kernels, init, dtype, nil))
 	}
 	in := cfg.UpdateInputs()
-	for i, out := range cfg.UpdateLayers {
-		w, err := gates.UniqueWiring(in, out, rng)
-		if err != nil {
-			return nil, fmt.Errorf("dlca: update layer %d: %w", i, err)
-		}
-		m.Update = append(m.Update, gates.NewLayer(fmt.Sprintf("update/%d", i), in, w, 1, init, dtype, rng))
-		in = out
+	for i, w := range update {
+		m.Update = append(m.Update, gates.NewLayer(fmt.Sprintf("update/%d", i), in, w, 1, init, dtype, nil))
+		in = cfg.UpdateLayers[i]
 	}
 	return m, nil
 }
