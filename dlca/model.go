@@ -1,7 +1,9 @@
 package dlca
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/gates"
@@ -18,6 +20,10 @@ type Model struct {
 	// Update holds the update network's layers (Groups = 1), applied to the
 	// rows (cell); its input is described in the package documentation.
 	Update []*gates.Layer
+	// Experiment, when not nil, is the JSON record of the experiment that
+	// trained the model (package experiments writes and reads it; this
+	// package only keeps it): a model file carries its run's settings.
+	Experiment json.RawMessage
 }
 
 // New builds a model from a validated config: the wiring drawn from the
@@ -87,7 +93,7 @@ func (m *Model) NumGates() int {
 // Clone returns a deep copy of the model with fresh logit tensors that
 // require a gradient like the originals.
 func (m *Model) Clone() *Model {
-	c := &Model{Config: m.Config}
+	c := &Model{Config: m.Config, Experiment: slices.Clone(m.Experiment)}
 	c.Config.KernelLayers = append([]int(nil), m.Config.KernelLayers...)
 	c.Config.UpdateLayers = append([]int(nil), m.Config.UpdateLayers...)
 	clone := func(l *gates.Layer) *gates.Layer {

@@ -27,6 +27,7 @@ var commands = []command{
 	{"gap", "show where a saved model's circuit parts from its soft model (gate confidence, drift per step)", runGap},
 	{"export", "write a saved model's circuit as Verilog, C, DigitalJS, DOT or JSON", runExport},
 	{"results", "regenerate docs/RESULTS.md from saved runs", runResults},
+	{"config", "print an experiment as an experiment file (a built-in one, a file with -set changes, a model's)", runConfig},
 	{"list", "list the experiments", runList},
 }
 
