@@ -42,6 +42,7 @@ type Config struct {
 
 	// Training (bptt.Setup, bptt.Run).
 	Seed         uint64 `toml:"seed" json:"seed" comment:"seeds the batches and fire masks"`
+	RNG          string `toml:"rng,omitempty" json:"rng,omitempty" comment:"random stream of the wiring, batches and fire masks: pcg (the default) or jax (the paper's notebook's)"`
 	Batch        int    `toml:"batch" json:"batch" comment:"initial states per iteration"`
 	Steps        int    `toml:"steps" json:"steps" comment:"steps rolled out and backpropagated through"`
 	Iterations   int    `toml:"iterations" json:"iterations"`
@@ -82,8 +83,9 @@ type InitSpec struct {
 type TargetSpec struct {
 	// Kind is png (a picture, File) or one of the built-in targets:
 	// checkerboard, gameoflife (one step of Life from the initial state),
-	// lizard, colour-g.
-	Kind string `toml:"kind" json:"kind" comment:"png, checkerboard, gameoflife, lizard or colour-g"`
+	// lizard and colour-g (the paper's masks, targets/), lizard-drawn and
+	// colour-g-drawn (this project's own drawings, shapes.go).
+	Kind string `toml:"kind" json:"kind" comment:"png, checkerboard, gameoflife, lizard, colour-g, lizard-drawn or colour-g-drawn"`
 	Picture
 }
 

@@ -24,7 +24,7 @@ func (c *Config) Resolve() (*Experiment, error) {
 	model := dlca.Config{
 		Height: c.Height, Width: c.Width, Channels: c.Channels, Boundary: c.Boundary,
 		Kernels: c.Kernels, KernelLayers: slices.Clone(c.KernelLayers), UpdateLayers: slices.Clone(c.UpdateLayers),
-		Seed: c.WiringSeed, PassThrough: c.PassThrough, FireRate: c.FireRate,
+		Seed: c.WiringSeed, PassThrough: c.PassThrough, FireRate: c.FireRate, RNG: c.RNG,
 	}
 	if c.Wiring != "unique" {
 		p.add("wiring", "%q: the one wiring is unique (each layer reads every input of the layer before at least once)", c.Wiring)
@@ -205,9 +205,11 @@ var builtinTargets = map[string]struct {
 	channels int
 	side     int
 }{
-	"checkerboard": {Checkerboard, 1, 0},
-	"lizard":       {Lizard, 1, LizardSize},
-	"colour-g":     {ColourG, 3, GSize},
+	"checkerboard":   {Checkerboard, 1, 0},
+	"lizard":         {Lizard, 1, LizardSize},
+	"colour-g":       {ColourG, 3, GSize},
+	"lizard-drawn":   {DrawnLizard, 1, LizardSize},
+	"colour-g-drawn": {DrawnColourG, 3, GSize},
 }
 
 // target returns the target's Target or TargetOf and the size of its
@@ -253,7 +255,7 @@ func (c *Config) target(p *problems) (target func(h, w int) []float32, targetOf 
 		c.fits(p, "target.file", t.File, size)
 		return func(h, w int) []float32 { return g.Centred(h, w) }, nil, size
 	}
-	p.add("target.kind", "%q: use png, checkerboard, gameoflife, lizard or colour-g", t.Kind)
+	p.add("target.kind", "%q: use png, checkerboard, gameoflife, lizard, colour-g, lizard-drawn or colour-g-drawn", t.Kind)
 	return nil, nil, size
 }
 
