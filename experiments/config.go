@@ -103,13 +103,18 @@ type Picture struct {
 // CheckSpec is one check to run on the trained circuit ([[checks]]). Which
 // of the numbers a kind takes is in checkKinds.
 type CheckSpec struct {
-	Kind        string `toml:"kind" json:"kind"`
-	Size        int    `toml:"size,omitempty" json:"size,omitempty"`
-	Steps       int    `toml:"steps,omitempty" json:"steps,omitempty"`
-	Hole        int    `toml:"hole,omitempty" json:"hole,omitempty"`
-	HealAfter   int    `toml:"heal_after,omitempty" json:"heal_after,omitempty"`
-	Square      int    `toml:"square,omitempty" json:"square,omitempty"`
-	EitherPhase bool   `toml:"either_phase,omitempty" json:"either_phase,omitempty"`
+	Kind      string `toml:"kind" json:"kind"`
+	Size      int    `toml:"size,omitempty" json:"size,omitempty"`
+	Steps     int    `toml:"steps,omitempty" json:"steps,omitempty"`
+	Hole      int    `toml:"hole,omitempty" json:"hole,omitempty"`
+	HealAfter int    `toml:"heal_after,omitempty" json:"heal_after,omitempty"`
+	Square    int    `toml:"square,omitempty" json:"square,omitempty"`
+	// Allow is the bar a check is judged against, the paper's own figure
+	// where it has one (paper.go): the wrong cells fault-tolerance allows
+	// after its steps (default 0), the mean error robustness allows over
+	// its second half (default 0: 5% of the cells).
+	Allow       int  `toml:"allow,omitempty" json:"allow,omitempty" comment:"fault-tolerance: wrong cells allowed; robustness: mean error allowed (the paper's figure)"`
+	EitherPhase bool `toml:"either_phase,omitempty" json:"either_phase,omitempty"`
 }
 
 // Defaults returns the settings a file need not give: the paper's
