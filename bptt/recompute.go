@@ -28,7 +28,7 @@ func (e *CPU) recomputedLoss(init, target *autograd.Tensor, fireSeed uint64) (*a
 		if !e.setup.Async {
 			return nil
 		}
-		f := dlca.NewFireMasks(fireSeed, e.m.Config.FireRate)
+		f := e.m.Config.FireMasks(fireSeed)
 		for range skip {
 			f.Next(cells)
 		}

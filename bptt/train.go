@@ -57,6 +57,11 @@ type Run struct {
 	// batches and fire masks: a resumed run passes the checkpoint's, and a
 	// Checkpointer saves it.
 	RNG *rand.PCG
+	// Draw, if not nil, replaces Source and the PCG stream: it returns
+	// iteration it's batch (it counts from 1), FireSeed included. It must be
+	// a function of it alone (the JAX stream of package experiments is), so
+	// that a resumed run draws what the uninterrupted run would have.
+	Draw func(it int) *Batch
 }
 
 // Train runs run.Iterations iterations of eng and returns every iteration's
@@ -72,7 +77,7 @@ func Train(ctx context.Context, eng Engine, setup Setup, run Run) ([]Metrics, *d
 	if run.Start < 0 || run.Start > run.Iterations {
 		return nil, nil, fmt.Errorf("bptt: starting after iteration %d of %d: out of range", run.Start, run.Iterations)
 	}
-	if run.Source == nil {
+	if run.Source == nil && run.Draw == nil {
 		return nil, nil, fmt.Errorf("bptt: run has no batch source")
 	}
 	src := run.RNG
@@ -88,8 +93,13 @@ func Train(ctx context.Context, eng Engine, setup Setup, run Run) ([]Metrics, *d
 			return all, m, err
 		}
 		t0 := time.Now()
-		b := run.Source(rng)
-		b.FireSeed = rng.Uint64()
+		var b *Batch
+		if run.Draw != nil {
+			b = run.Draw(it)
+		} else {
+			b = run.Source(rng)
+			b.FireSeed = rng.Uint64()
+		}
 		before, err := eng.Model()
 		if err != nil {
 			return all, nil, err

@@ -58,6 +58,11 @@ type Config struct {
 	// WiringRandom (gates.RandomWiring, Petersen et al.'s). Model files
 	// store the wiring itself; this records how it was drawn.
 	Wiring string `json:"wiring,omitempty"`
+	// RNG names the random stream that draws the wiring and the fire masks
+	// (stream.go): "" or "pcg" for this project's PCG streams, "jax" for the
+	// paper's notebook's (JAX 0.4.33 threefry). It is left out of a model
+	// file when empty, so files written before it existed read as "pcg".
+	RNG string `json:"rng,omitempty"`
 }
 
 // WiringRandom is Config.Wiring for random wiring (gates.RandomWiring).
@@ -86,6 +91,9 @@ func (c Config) Validate() error {
 	}
 	if c.Wiring != "" && c.Wiring != WiringRandom {
 		bad("wiring %q: use \"\" (unique) or %q", c.Wiring, WiringRandom)
+	}
+	if c.Wiring == WiringRandom && c.RNG == StreamJAX {
+		bad("wiring %q with rng %q: the JAX stream draws the notebook's unique wiring; use rng %q for random wiring", c.Wiring, c.RNG, StreamPCG)
 	}
 	if c.Kernels < 1 {
 		bad("kernels is %d: perception needs at least 1 kernel", c.Kernels)
@@ -116,6 +124,9 @@ func (c Config) Validate() error {
 	}
 	if math.IsNaN(c.PassThrough) || math.IsInf(c.PassThrough, 0) {
 		bad("pass_through is %v: must be a finite logit (the paper uses 10)", c.PassThrough)
+	}
+	if err := checkStream(c.RNG); err != nil {
+		errs = append(errs, err)
 	}
 	if !(c.FireRate > 0 && c.FireRate <= 1) {
 		bad("fire_rate is %v: must be in (0, 1] (the paper uses 0.6)", c.FireRate)

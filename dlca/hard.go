@@ -93,6 +93,7 @@ func (s *Bits) Tensor(dtype autograd.DType) *autograd.Tensor {
 type Circuit struct {
 	Netlist  *circuit.Netlist // the rule the simulator runs; do not modify
 	FireRate float64
+	RNG      string // the model's random stream (Config.RNG): it draws the fire masks
 	sim      *circuit.Sim
 	fire     *circuit.Grid // one board's fire mask, reused between steps
 }
@@ -100,7 +101,7 @@ type Circuit struct {
 // Circuit discretises the model (see Netlist) and compiles the result.
 func (m *Model) Circuit() *Circuit {
 	nl := m.Netlist()
-	return &Circuit{Netlist: nl, FireRate: m.Config.FireRate, sim: circuit.NewSim(nl, m.Config.Boundary, 0)}
+	return &Circuit{Netlist: nl, FireRate: m.Config.FireRate, RNG: m.Config.RNG, sim: circuit.NewSim(nl, m.Config.Boundary, 0)}
 }
 
 // HardOptions configure Circuit.Rollout; see RolloutOptions.
@@ -126,7 +127,7 @@ func (c *Circuit) Rollout(s *Bits, steps int, opt HardOptions) *Bits {
 	cur, next := s.Clone(), s.Clone()
 	var masks *FireMasks
 	if opt.Async {
-		masks = NewFireMasks(opt.Seed, c.FireRate)
+		masks = fireMasks(c.RNG, opt.Seed, c.FireRate)
 	}
 	for t := range steps {
 		if opt.Stop != nil && opt.Stop() {

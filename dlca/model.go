@@ -3,7 +3,6 @@ package dlca
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/dlca/dlca/autograd"
@@ -27,55 +26,29 @@ type Model struct {
 	Experiment json.RawMessage
 }
 
-// New builds a model from a validated config: wiring drawn from
-// rand.NewPCG(cfg.Seed, 0) in layer order (perception, then update) and
-// logits PassThrough on op A, 0 elsewhere. It returns cfg.Validate's error.
+// New builds a model from a validated config: the wiring drawn from the
+// config's random stream (stream.go: PCG, or the paper's notebook's JAX
+// order) and logits PassThrough on op A, 0 elsewhere. It returns
+// cfg.Validate's error.
 func New(cfg Config, dtype autograd.DType) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0))
+	perception, update, err := drawWirings(cfg)
+	if err != nil {
+		return nil, err
+	}
 	init := gates.Init{PassThrough: cfg.PassThrough}
 	m := &Model{Config: cfg}
-	for i := 1; i < len(cfg.KernelLayers); i++ {
-		in, out := cfg.KernelLayers[i-1], cfg.KernelLayers[i]
-		// NOTE: a Moore wiring is drawn for every perception layer and
-		// thrown away for layers 2 and up. The draw stays because every
-		// seed's model depends on the order of the draws from rng: the
-		// wirings (and Gaussian initial logits) of all later layers. Saved
-		// model files and checkpoints would still load the same (they store
-		// their wiring), but removing the draw would give every seed another
-		// model, so every training run would change: the README's
-		// checkerboard (seed 23), every run in docs/RESULTS.md (retrain and
-		// regenerate), and the tests that pin a seed's results.
-		w := gates.MooreWiring(rng)
-		if i > 1 {
-			var err error
-			if w, err = cfg.wiring(in, out, rng); err != nil {
-				return nil, fmt.Errorf("dlca: perception layer %d: %w", i-1, err)
-			}
-		}
-		m.Perception = append(m.Perception, gates.NewLayer(fmt.Sprintf("perception/%d", i-1), in, w, cfg.Kernels, init, dtype, rng))
+	for i, w := range perception {
+		m.Perception = append(m.Perception, gates.NewLayer(fmt.Sprintf("perception/%d", i), cfg.KernelLayers[i], w, cfg.Kernels, init, dtype, nil))
 	}
 	in := cfg.UpdateInputs()
-	for i, out := range cfg.UpdateLayers {
-		w, err := cfg.wiring(in, out, rng)
-		if err != nil {
-			return nil, fmt.Errorf("dlca: update layer %d: %w", i, err)
-		}
-		m.Update = append(m.Update, gates.NewLayer(fmt.Sprintf("update/%d", i), in, w, 1, init, dtype, rng))
-		in = out
+	for i, w := range update {
+		m.Update = append(m.Update, gates.NewLayer(fmt.Sprintf("update/%d", i), in, w, 1, init, dtype, nil))
+		in = cfg.UpdateLayers[i]
 	}
 	return m, nil
-}
-
-// wiring draws the wiring of a layer of out gates over in inputs from rng,
-// as c.Wiring says.
-func (c Config) wiring(in, out int, rng *rand.Rand) (gates.Wiring, error) {
-	if c.Wiring == WiringRandom {
-		return gates.RandomWiring(in, out, rng), nil
-	}
-	return gates.UniqueWiring(in, out, rng)
 }
 
 // Layers returns the perception layers followed by the update layers.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/gates"
+	"github.com/dlca/dlca/jaxrand"
 )
 
 // stepOp is one whole step of the automaton (neighbourhood gather, perception,
@@ -131,7 +132,7 @@ func (w *Workspace) step(t int, p *plan) any {
 // rollout that keeps no workspace.
 type RolloutOptions struct {
 	// Async makes each cell fire with probability Config.FireRate per step;
-	// the fire masks come from FireMasks(Seed, ...).
+	// the fire masks come from Config.FireMasks(Seed).
 	Async bool
 	Seed  uint64
 	// Workspace, if not nil, holds the activation buffers across rollouts.
@@ -179,7 +180,7 @@ func (m *Model) Rollout(state *autograd.Tensor, steps int, opt RolloutOptions) *
 	if opt.Async {
 		masks := opt.Masks
 		if masks == nil {
-			masks = NewFireMasks(opt.Seed, m.Config.FireRate)
+			masks = m.Config.FireMasks(opt.Seed)
 		}
 		fire = func(cells int) []bool { return masks.Next(cells) }
 	}
@@ -250,25 +251,73 @@ func applyStep[F gates.Float](p *plan, ws *Workspace, t int, fire []bool, state 
 	return autograd.Apply(&stepOp[F]{p: p, act: act, scratch: scratch, fire: fire}, append([]*autograd.Tensor{state}, coeffs...)...)
 }
 
-// FireMasks draws the asynchronous fire masks: for each step in turn, one
-// draw per cell in (batch, row, column) order, the cell firing when
-// rand.Float64() < rate, from rand.NewPCG(seed, 0). The soft and the hard
-// rollouts use it alike, so both see the same masks for the same seed.
-type FireMasks struct {
+// FireMasks draws the asynchronous fire masks, step after step, from one
+// of the random streams (stream.go). The soft and the hard rollouts use it
+// alike, so both see the same masks for the same seed.
+type FireMasks struct{ src maskSource }
+
+// maskSource is one stream's masks: next returns the next step's mask over
+// cells cells.
+type maskSource interface{ next(cells int) []bool }
+
+// NewFireMasks returns the PCG stream's masks for seed and fire rate: per
+// step, one draw per cell in (batch, row, column) order from
+// rand.NewPCG(seed, 0), the cell firing when rand.Float64() < rate.
+func NewFireMasks(seed uint64, rate float64) *FireMasks {
+	return &FireMasks{pcgMasks{rng: rand.New(rand.NewPCG(seed, 0)), rate: rate}}
+}
+
+// NewJAXFireMasks returns the JAX stream's masks from the key packed in
+// seed (jaxrand.Key.Uint64), as the notebook's run_iter_nca and run_async
+// draw them: per step the key is split into (key, sub), and a cell fires
+// when jax.random.uniform(sub, cells) <= rate, compared in float32.
+//
+// NOTE: the notebook draws one board's mask and, under vmap with an
+// unbatched key, every board of a batch reuses it; here one mask covers all
+// the cells of the batch. The two agree for a batch of one board, which is
+// every asynchronous run of the paper (training and checks alike).
+func NewJAXFireMasks(seed uint64, rate float64) *FireMasks {
+	return &FireMasks{&jaxMasks{key: jaxrand.KeyOf(seed), rate: float32(rate)}}
+}
+
+// FireMasks returns the masks of c's stream (c.RNG) for seed and
+// c.FireRate.
+func (c Config) FireMasks(seed uint64) *FireMasks { return fireMasks(c.RNG, seed, c.FireRate) }
+
+func fireMasks(stream string, seed uint64, rate float64) *FireMasks {
+	if stream == StreamJAX {
+		return NewJAXFireMasks(seed, rate)
+	}
+	return NewFireMasks(seed, rate)
+}
+
+// Next returns the next step's mask over cells cells.
+func (f *FireMasks) Next(cells int) []bool { return f.src.next(cells) }
+
+type pcgMasks struct {
 	rng  *rand.Rand
 	rate float64
 }
 
-// NewFireMasks returns the mask source for seed and fire rate.
-func NewFireMasks(seed uint64, rate float64) *FireMasks {
-	return &FireMasks{rng: rand.New(rand.NewPCG(seed, 0)), rate: rate}
-}
-
-// Next returns the next step's mask over cells cells.
-func (f *FireMasks) Next(cells int) []bool {
+func (p pcgMasks) next(cells int) []bool {
 	m := make([]bool, cells)
 	for i := range m {
-		m[i] = f.rng.Float64() < f.rate
+		m[i] = p.rng.Float64() < p.rate
+	}
+	return m
+}
+
+type jaxMasks struct {
+	key  jaxrand.Key
+	rate float32
+}
+
+func (j *jaxMasks) next(cells int) []bool {
+	var sub jaxrand.Key
+	j.key, sub = j.key.Split2()
+	m := make([]bool, cells)
+	for i, u := range sub.Uniform(cells) {
+		m[i] = u <= j.rate
 	}
 	return m
 }

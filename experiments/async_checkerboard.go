@@ -20,7 +20,7 @@ func init() {
 	c.Batch, c.Steps, c.Iterations, c.LR, c.Async = 1, 50, 800, 0.05, true
 	c.LossChannels = []int{0}
 	c.Target.Kind = "checkerboard"
-	c.Checks = append(checkerboardChecks(56, 200, 20, 100), CheckSpec{Kind: "robustness", Size: 64, Steps: 4000, Square: 10})
+	c.Checks = append(checkerboardChecks(56, 200, 20, 100), CheckSpec{Kind: "robustness", Size: 64, Steps: 4000, Square: 10, Allow: PaperRobustnessAsyncHigh})
 	for i := range c.Checks {
 		c.Checks[i].EitherPhase = true
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/plot"
@@ -16,40 +17,54 @@ import (
 )
 
 // robustnessTolerance is the share of the grid's cells that may be wrong, on
-// average over the second half of the robustness run, for the check to pass.
-// A rule that does not heal ends with about half the cells wrong (every
-// square ever reset stays 0), so 5% separates healing from not healing.
+// average over the second half of the robustness run, when the check names
+// no bar of its own (allow): a rule that does not heal ends with about half
+// the cells wrong (every square ever reset stays 0), so 5% separates healing
+// from not healing.
 const robustnessTolerance = 0.05
 
 // robustnessFrameEvery is the stride of the states kept as frames.
 const robustnessFrameEvery = 40
 
-// robustnessCheck is the paper's robustness run: a size x size grid run
-// asynchronously for steps steps from random bits, a random square x square
-// patch zeroed (every channel) after every step. Its Curve is the error after
-// each step, sum |y - target| over the loss channels (the number of wrong
-// bits, since the circuit's y is 0 or 1).
-func robustnessCheck(size, steps, square int) Check {
+// robustnessCheck is the paper's robustness run (RobustnessRun). It reports
+// the mean error over all the steps and over the second half beside the
+// paper's (about 650 for its asynchronously trained rule, about 1,150 for
+// its synchronous one) and passes when the second half's mean is at most
+// allow (5% of the cells when allow is 0). Its Wrong is that mean, rounded.
+func robustnessCheck(size, steps, square, allow int) Check {
 	name := "robustness"
-	desc := fmt.Sprintf("%dx%d, %d asynchronous steps, a random %dx%d square zeroed every step", size, size, steps, square, square)
+	desc := fmt.Sprintf("%dx%d, %d asynchronous steps, a square of up to %dx%d (corner uniform on the grid, clipped at the edge) zeroed every step", size, size, steps, square, square)
 	return Check{Name: name, Description: desc, Run: func(e *Experiment, m *dlca.Model) CheckResult {
 		curve, frames := RobustnessRun(e, m, size, steps, square)
-		half := curve[len(curve)/2:]
-		mean := 0.0
-		for _, v := range half {
-			mean += v
+		all, half := mean(curve), mean(curve[len(curve)/2:])
+		limit := float64(allow)
+		bar := fmt.Sprintf("allowed %d", allow)
+		if allow == 0 {
+			limit = robustnessTolerance * float64(size*size*len(e.LossChannels))
+			bar = fmt.Sprintf("allowed %.0f, 5%% of the cells", limit)
 		}
-		mean /= float64(len(half))
-		limit := robustnessTolerance * float64(size*size*len(e.LossChannels))
-		return CheckResult{Name: name, Passed: mean <= limit, Wrong: int(curve[len(curve)-1]), Frames: frames, Curve: curve,
-			Detail: fmt.Sprintf("%s: mean error %.1f over the last %d steps (limit %.0f), %.0f at the end", desc, mean, len(half), limit, curve[len(curve)-1])}
+		return CheckResult{Name: name, Passed: half <= limit, Wrong: int(math.Round(half)), Frames: frames, Curve: curve,
+			Detail: fmt.Sprintf("%s: mean error %.1f over all %d steps, %.1f over the second half (%s; the paper's: about %d asynchronous, %d synchronous), %.0f at the end",
+				desc, all, len(curve), half, bar, PaperRobustnessAsync, PaperRobustnessSync, curve[len(curve)-1])}
 	}}
 }
 
+func mean(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
 // RobustnessRun runs the hard circuit of m asynchronously on a size x size
-// grid from e's initial state for steps steps, zeroing a random square x
-// square patch after every step (positions drawn from a fixed seed). It
-// returns the error against e's target after every step and every
+// grid from e's initial state for steps steps and damages it as the
+// notebook does: after every step a square x square patch whose top-left
+// corner is uniform on the whole grid (row, then column, each in
+// [0, size)) is zeroed in every channel, clipped where it crosses the edge
+// (so about 86 cells a step for 10x10 on 64x64, not 100). The positions
+// come from a fixed seed, not the notebook's keys. It returns the error
+// against e's target after every step's damage and every
 // robustnessFrameEvery-th state (the initial one first).
 func RobustnessRun(e *Experiment, m *dlca.Model, size, steps, square int) ([]float64, []dlca.Bits) {
 	rng := rand.New(rand.NewPCG(checkSeed, 0))
@@ -58,9 +73,9 @@ func RobustnessRun(e *Experiment, m *dlca.Model, size, steps, square int) ([]flo
 	frames := []dlca.Bits{*init.Clone()}
 	curve := make([]float64, 0, steps)
 	m.Circuit().Rollout(init, steps, dlca.HardOptions{Async: true, Seed: checkSeed, After: func(t int, s *dlca.Bits) {
-		y0, x0 := rng.IntN(size-square+1), rng.IntN(size-square+1)
-		for y := y0; y < y0+square; y++ {
-			for x := x0; x < x0+square; x++ {
+		y0, x0 := rng.IntN(size), rng.IntN(size)
+		for y := y0; y < min(y0+square, size); y++ {
+			for x := x0; x < min(x0+square, size); x++ {
 				for k := range c {
 					s.Set(0, y, x, k, 0)
 				}

@@ -1,9 +1,12 @@
 package experiments
 
 import (
+	"fmt"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
@@ -65,7 +68,7 @@ func TestRobustnessRun(t *testing.T) {
 	if got := curve[len(curve)-1]; got != 32*32/2 {
 		t.Fatalf("final error %v, want %d (every 1 of the target missing)", got, 32*32/2)
 	}
-	check := robustnessCheck(32, 200, 10)
+	check := robustnessCheck(32, 200, 10, 0)
 	if r := check.Run(e, m); r.Passed {
 		t.Fatalf("a rule that forgets the pattern passed: %s", r.Detail)
 	}
@@ -86,6 +89,68 @@ func TestRobustnessRun(t *testing.T) {
 	defer f.Close()
 	if _, err := png.Decode(f); err != nil {
 		t.Fatalf("the plot is not a PNG: %v", err)
+	}
+}
+
+// TestRobustnessDamage: a rule that writes 1 everywhere, every cell firing,
+// is wrong after each step exactly where the damage zeroed, so the curve is
+// the damaged area. The notebook's corner is uniform on the whole grid and
+// the square clipped at the edge: on 32x32 a side of 10 keeps
+// min(10, 32 - c) cells for corner c in 0..31, on average 275/32, so the
+// mean area is (275/32)^2 = 73.9, and no step zeroes more than 100.
+func TestRobustnessDamage(t *testing.T) {
+	e, _ := Get("checkerboard-async")
+	m := constantModel(t, e, gates.True)
+	m.Config.FireRate = 1
+	ones := *e
+	ones.Target = func(h, w int) []float32 {
+		t := make([]float32, h*w)
+		for i := range t {
+			t[i] = 1
+		}
+		return t
+	}
+	curve, _ := RobustnessRun(&ones, m, 32, 2000, 10)
+	clipped := 0
+	for _, v := range curve {
+		if v > 100 || v < 1 {
+			t.Fatalf("a step's damage covers %v cells, want 1 to 100", v)
+		}
+		if v < 100 {
+			clipped++
+		}
+	}
+	if got := mean(curve); math.Abs(got-73.9) > 4 {
+		t.Errorf("mean damaged area %.1f, want about 73.9 (clipped squares)", got)
+	}
+	if clipped == 0 {
+		t.Error("no square was clipped at the edge")
+	}
+	r := robustnessCheck(32, 2000, 10, 80).Run(&ones, m)
+	if !r.Passed || !strings.Contains(r.Detail, "over all 2000 steps") || !strings.Contains(r.Detail, "allowed 80") {
+		t.Errorf("robustness against allow 80: %s", r.Detail)
+	}
+	if robustnessCheck(32, 2000, 10, 60).Run(&ones, m).Passed {
+		t.Error("a mean error of about 74 passed a bar of 60")
+	}
+}
+
+// TestFaultCheck: a rule that writes 1 everywhere against an all-zero
+// target is wrong in every cell outside the hole, after steps and after
+// twice as many; it passes only when allowed that many.
+func TestFaultCheck(t *testing.T) {
+	e, _ := Get("checkerboard")
+	m := constantModel(t, e, gates.True)
+	blank := *e
+	blank.Target = func(h, w int) []float32 { return make([]float32, h*w) }
+	outside := 32*32 - 8*8
+	r := faultCheck(32, 5, 8, 14).Run(&blank, m)
+	want := fmt.Sprintf("%d wrong cells after 5 steps (allowed 14, the paper's run)", outside)
+	if r.Passed || r.Wrong != outside || !strings.Contains(r.Detail, want) || !strings.Contains(r.Detail, fmt.Sprintf("; %d after 10 steps (0 expected)", outside)) || len(r.Frames) != 11 {
+		t.Errorf("fault check: %s (%d frames)", r.Detail, len(r.Frames))
+	}
+	if r := faultCheck(32, 5, 8, outside).Run(&blank, m); !r.Passed {
+		t.Errorf("allowed %d, yet: %s", outside, r.Detail)
 	}
 }
 

@@ -14,7 +14,9 @@ func init() {
 	c.Batch, c.Steps, c.Iterations, c.LR = 2, 20, 500, 0.05
 	c.LossChannels = []int{0}
 	c.Target.Kind = "checkerboard"
-	c.Checks = append(checkerboardChecks(64, 80, 20, 40), CheckSpec{Kind: "async-run", Size: 64, Steps: 200})
+	c.Checks = append(checkerboardChecks(64, 80, 20, 40), CheckSpec{Kind: "async-run", Size: 64, Steps: 200},
+		CheckSpec{Kind: "robustness", Size: 64, Steps: 4000, Square: 10, Allow: PaperRobustnessSync})
+	c.Checks[1].Allow = PaperFaultWrong // the paper's own run leaves 14 wrong cells
 	Register(c)
 }
 

@@ -124,11 +124,30 @@ func generaliseCheck(size, steps int) Check {
 	return damageCheck("generalise", fmt.Sprintf("%dx%d grid, %d steps", size, size, steps), size, steps, 0, 0, 0)
 }
 
-// faultCheck: with the centre hole x hole square zeroed at every step, the
-// rest stays right.
-func faultCheck(size, steps, hole int) Check {
-	desc := fmt.Sprintf("%dx%d, %d steps, centre %dx%d zeroed every step (cells outside it)", size, size, steps, hole, hole)
-	return damageCheck("fault-tolerance", desc, size, steps, hole, steps, hole)
+// faultCheck: with the centre hole x hole square zeroed after every step,
+// the rest stays right. It counts the wrong cells outside the hole after
+// steps steps, beside the paper's own run (PaperFaultWrong for the
+// checkerboard), and passes at or below allow; it goes on to twice as many
+// steps and reports the count there too, where a rule that finishes the
+// pattern has none left.
+func faultCheck(size, steps, hole, allow int) Check {
+	name := "fault-tolerance"
+	desc := fmt.Sprintf("%dx%d, centre %dx%d zeroed every step (cells outside it)", size, size, hole, hole)
+	return Check{Name: name, Description: desc, Run: func(e *Experiment, m *dlca.Model) CheckResult {
+		frames := Rollout(e, m, size, 2*steps, hole, 2*steps)
+		wrong := WrongCells(e, &frames[steps], hole)
+		later := WrongCells(e, &frames[2*steps], hole)
+		detail := fmt.Sprintf("%s: %d wrong cells after %d steps (allowed %d", desc, wrong, steps, allow)
+		if allow > 0 {
+			detail += ", the paper's run"
+		}
+		detail += ")"
+		if wrong > 0 {
+			detail += fmt.Sprintf(", the nearest %d cells from the hole", nearestWrong(e, &frames[steps], hole))
+		}
+		detail += fmt.Sprintf("; %d after %d steps (0 expected)", later, 2*steps)
+		return CheckResult{Name: name, Passed: wrong <= allow, Wrong: wrong, Frames: frames, Detail: detail}
+	}}
 }
 
 // healCheck: with the centre hole x hole square zeroed during the first

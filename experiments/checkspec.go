@@ -18,12 +18,14 @@ type checkKind struct {
 // checkKinds are the kinds of [[checks]], by name (docs/config.md).
 var checkKinds = map[string]checkKind{
 	"generalise":      {[]string{"size", "steps"}, "", func(s CheckSpec) Check { return generaliseCheck(s.Size, s.Steps) }},
-	"fault-tolerance": {[]string{"size", "steps", "hole"}, "", func(s CheckSpec) Check { return faultCheck(s.Size, s.Steps, s.Hole) }},
+	"fault-tolerance": {[]string{"size", "steps", "hole", "allow"}, "", func(s CheckSpec) Check { return faultCheck(s.Size, s.Steps, s.Hole, s.Allow) }},
 	"self-healing": {[]string{"size", "steps", "hole", "heal_after"}, "", func(s CheckSpec) Check {
 		return healCheck(s.Size, s.Steps, s.Hole, s.HealAfter)
 	}},
-	"async-run":          {[]string{"size", "steps"}, "", func(s CheckSpec) Check { return AsyncCheck(s.Size, s.Steps) }},
-	"robustness":         {[]string{"size", "steps", "square"}, "", func(s CheckSpec) Check { return robustnessCheck(s.Size, s.Steps, s.Square) }},
+	"async-run": {[]string{"size", "steps"}, "", func(s CheckSpec) Check { return AsyncCheck(s.Size, s.Steps) }},
+	"robustness": {[]string{"size", "steps", "square", "allow"}, "", func(s CheckSpec) Check {
+		return robustnessCheck(s.Size, s.Steps, s.Square, s.Allow)
+	}},
 	"grow":               {[]string{"size", "steps"}, "", func(s CheckSpec) Check { return growCheck(s.Size, s.Steps) }},
 	"life-grid":          {[]string{"size", "steps"}, "gameoflife", func(s CheckSpec) Check { return lifeGridCheck(s.Size, s.Steps) }},
 	"all-neighbourhoods": {nil, "gameoflife", func(CheckSpec) Check { return allNeighbourhoodsCheck }},
@@ -31,7 +33,7 @@ var checkKinds = map[string]checkKind{
 
 // params returns the numbers of s by key.
 func (s CheckSpec) params() map[string]int {
-	return map[string]int{"size": s.Size, "steps": s.Steps, "hole": s.Hole, "heal_after": s.HealAfter, "square": s.Square}
+	return map[string]int{"size": s.Size, "steps": s.Steps, "hole": s.Hole, "heal_after": s.HealAfter, "square": s.Square, "allow": s.Allow}
 }
 
 // checks returns the checks c asks for; target is the size of the
@@ -47,9 +49,15 @@ func (c *Config) checks(p *problems, target [2]int) []Check {
 		}
 		bad := false
 		params := s.params()
-		for _, name := range []string{"size", "steps", "hole", "heal_after", "square"} {
+		for _, name := range []string{"size", "steps", "hole", "heal_after", "square", "allow"} {
 			v := params[name]
 			switch {
+			case name == "allow" && v < 0:
+				p.add(key+".allow", "%d: allow counts what may be wrong, at least 0", v)
+				bad = true
+			case name == "allow" && slices.Contains(kind.params, name):
+				// optional: 0 allows no wrong cell (fault-tolerance) or
+				// means the default bar (robustness)
 			case slices.Contains(kind.params, name) && v < 1:
 				p.add(key+"."+name, "%d: check %s needs %s of at least 1", v, s.Kind, name)
 				bad = true

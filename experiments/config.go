@@ -43,6 +43,7 @@ type Config struct {
 
 	// Training (bptt.Setup, bptt.Run).
 	Seed         uint64 `toml:"seed" json:"seed" comment:"seeds the batches and fire masks"`
+	RNG          string `toml:"rng,omitempty" json:"rng,omitempty" comment:"random stream of the wiring, batches and fire masks: pcg (the default) or jax (the paper's notebook's)"`
 	Batch        int    `toml:"batch" json:"batch" comment:"initial states per iteration"`
 	Steps        int    `toml:"steps" json:"steps" comment:"steps rolled out and backpropagated through"`
 	Iterations   int    `toml:"iterations" json:"iterations"`
@@ -83,8 +84,9 @@ type InitSpec struct {
 type TargetSpec struct {
 	// Kind is png (a picture, File) or one of the built-in targets:
 	// checkerboard, gameoflife (one step of Life from the initial state),
-	// lizard, colour-g.
-	Kind string `toml:"kind" json:"kind" comment:"png, checkerboard, gameoflife, lizard or colour-g"`
+	// lizard and colour-g (the paper's masks, targets/), lizard-drawn and
+	// colour-g-drawn (this project's own drawings, shapes.go).
+	Kind string `toml:"kind" json:"kind" comment:"png, checkerboard, gameoflife, lizard, colour-g, lizard-drawn or colour-g-drawn"`
 	Picture
 }
 
@@ -102,13 +104,18 @@ type Picture struct {
 // CheckSpec is one check to run on the trained circuit ([[checks]]). Which
 // of the numbers a kind takes is in checkKinds.
 type CheckSpec struct {
-	Kind        string `toml:"kind" json:"kind"`
-	Size        int    `toml:"size,omitempty" json:"size,omitempty"`
-	Steps       int    `toml:"steps,omitempty" json:"steps,omitempty"`
-	Hole        int    `toml:"hole,omitempty" json:"hole,omitempty"`
-	HealAfter   int    `toml:"heal_after,omitempty" json:"heal_after,omitempty"`
-	Square      int    `toml:"square,omitempty" json:"square,omitempty"`
-	EitherPhase bool   `toml:"either_phase,omitempty" json:"either_phase,omitempty"`
+	Kind      string `toml:"kind" json:"kind"`
+	Size      int    `toml:"size,omitempty" json:"size,omitempty"`
+	Steps     int    `toml:"steps,omitempty" json:"steps,omitempty"`
+	Hole      int    `toml:"hole,omitempty" json:"hole,omitempty"`
+	HealAfter int    `toml:"heal_after,omitempty" json:"heal_after,omitempty"`
+	Square    int    `toml:"square,omitempty" json:"square,omitempty"`
+	// Allow is the bar a check is judged against, the paper's own figure
+	// where it has one (paper.go): the wrong cells fault-tolerance allows
+	// after its steps (default 0), the mean error robustness allows over
+	// its second half (default 0: 5% of the cells).
+	Allow       int  `toml:"allow,omitempty" json:"allow,omitempty" comment:"fault-tolerance: wrong cells allowed; robustness: mean error allowed (the paper's figure)"`
+	EitherPhase bool `toml:"either_phase,omitempty" json:"either_phase,omitempty"`
 }
 
 // Defaults returns the settings a file need not give: the paper's

@@ -91,9 +91,14 @@ func (e *Experiment) Source() bptt.Source {
 	}
 }
 
-// Run returns the bptt run of e with the given observers.
+// Run returns the bptt run of e with the given observers. With the JAX
+// stream (Model.RNG "jax") its batches come from JAXDraw.
 func (e *Experiment) Run(obs ...bptt.Observer) bptt.Run {
-	return bptt.Run{Iterations: e.Iterations, Seed: e.Seed, Source: e.Source(), Observers: obs}
+	run := bptt.Run{Iterations: e.Iterations, Seed: e.Seed, Source: e.Source(), Observers: obs}
+	if e.Model.RNG == dlca.StreamJAX {
+		run.Draw = e.JAXDraw()
+	}
+	return run
 }
 
 // registry holds the built-in experiments.

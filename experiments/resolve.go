@@ -26,7 +26,7 @@ func (c *Config) Resolve() (*Experiment, error) {
 	model := dlca.Config{
 		Height: c.Height, Width: c.Width, Channels: c.Channels, Boundary: c.Boundary,
 		Kernels: c.Kernels, KernelLayers: slices.Clone(c.KernelLayers), UpdateLayers: slices.Clone(c.UpdateLayers),
-		Seed: c.WiringSeed, PassThrough: c.PassThrough, FireRate: c.FireRate,
+		Seed: c.WiringSeed, PassThrough: c.PassThrough, FireRate: c.FireRate, RNG: c.RNG,
 	}
 	switch c.Wiring {
 	case "unique": // dlca's default, ""
@@ -214,9 +214,11 @@ var builtinTargets = map[string]struct {
 	channels int
 	side     int
 }{
-	"checkerboard": {Checkerboard, 1, 0},
-	"lizard":       {Lizard, 1, LizardSize},
-	"colour-g":     {ColourG, 3, GSize},
+	"checkerboard":   {Checkerboard, 1, 0},
+	"lizard":         {Lizard, 1, LizardSize},
+	"colour-g":       {ColourG, 3, GSize},
+	"lizard-drawn":   {DrawnLizard, 1, LizardSize},
+	"colour-g-drawn": {DrawnColourG, 3, GSize},
 }
 
 // target returns the target's Target or TargetOf and the size of its
@@ -263,9 +265,9 @@ func (c *Config) target(p *problems) (target func(h, w int) []float32, targetOf 
 		return func(h, w int) []float32 { return g.Centred(h, w) }, nil, size
 	}
 	if t.Kind == "" {
-		p.add("target.kind", "missing: use png, checkerboard, gameoflife, lizard or colour-g")
+		p.add("target.kind", "missing: use png, checkerboard, gameoflife, lizard, colour-g, lizard-drawn or colour-g-drawn")
 	} else {
-		p.add("target.kind", "%q: use png, checkerboard, gameoflife, lizard or colour-g", t.Kind)
+		p.add("target.kind", "%q: use png, checkerboard, gameoflife, lizard, colour-g, lizard-drawn or colour-g-drawn", t.Kind)
 	}
 	return nil, nil, size
 }

@@ -12,9 +12,9 @@ import (
 	"golang.org/x/image/math/fixed"
 )
 
-// The targets of the lizard and the coloured G, drawn by this code (no
-// downloaded images). Both are drawn once at their training size and
-// centred on larger grids.
+// The targets of the lizard-drawn and colour-g-drawn experiments, drawn by
+// this code before the paper's own masks were here (paper_targets.go). Both
+// are drawn once at their training size and centred on larger grids.
 
 // LizardSize is the side of the lizard silhouette's square.
 const LizardSize = 20
@@ -72,9 +72,9 @@ func lizardMask() []bool {
 	return mask
 }
 
-// Lizard is the lizard experiment's target: the silhouette (1 inside, 0
-// outside) centred on an h x w grid.
-func Lizard(h, w int) []float32 {
+// DrawnLizard is the lizard-drawn experiment's target: the silhouette (1
+// inside, 0 outside) centred on an h x w grid.
+func DrawnLizard(h, w int) []float32 {
 	mask := lizardMask()
 	t := make([]float32, h*w)
 	oy, ox := (h-LizardSize)/2, (w-LizardSize)/2
@@ -148,10 +148,10 @@ func gColour(x, y float64) [3]float32 {
 	return gRed
 }
 
-// ColourG is the coloured G experiment's target: three channels per cell
-// (red or yellow, green or yellow, blue) of the G centred on an h x w grid,
-// zero outside it.
-func ColourG(h, w int) []float32 {
+// DrawnColourG is the colour-g-drawn experiment's target: three channels per
+// cell (red or yellow, green or yellow, blue) of the G centred on an h x w
+// grid, zero outside it.
+func DrawnColourG(h, w int) []float32 {
 	mask := glyphG()
 	t := make([]float32, h*w*3)
 	oy, ox := (h-GSize)/2, (w-GSize)/2

@@ -31,7 +31,7 @@ func components(h, w int, in func(y, x int) bool) int {
 }
 
 func TestLizardSilhouette(t *testing.T) {
-	l := Lizard(LizardSize, LizardSize)
+	l := DrawnLizard(LizardSize, LizardSize)
 	area := 0
 	for y := range LizardSize {
 		for x := range LizardSize {
@@ -57,7 +57,7 @@ func TestLizardSilhouette(t *testing.T) {
 		t.Fatal("the centre cell, where the seed is, is outside the lizard")
 	}
 	// On a 40x40 grid the same silhouette sits in the middle.
-	big := Lizard(40, 40)
+	big := DrawnLizard(40, 40)
 	for y := range 40 {
 		for x := range 40 {
 			want := float32(0)
@@ -72,7 +72,7 @@ func TestLizardSilhouette(t *testing.T) {
 }
 
 func TestColourG(t *testing.T) {
-	g := ColourG(GSize, GSize)
+	g := DrawnColourG(GSize, GSize)
 	count := map[[3]float32]int{}
 	for i := range GSize * GSize {
 		var c [3]float32

@@ -28,7 +28,7 @@ var layerCases = []layerCase{
 	{name: "unique", in: 6, out: 4, groups: 1, rows: 5, shared: true, wiring: func(r *rand.Rand) Wiring { w, _ := UniqueWiring(6, 4, r); return w }},
 	// 3 inputs read by 10 gates each, some gates reading one input twice.
 	{name: "fan-out", in: 3, out: 15, groups: 1, rows: 4, shared: true, wiring: func(r *rand.Rand) Wiring { return RandomWiring(3, 15, r) }},
-	{name: "groups-shared-input", in: 9, out: 8, groups: 3, rows: 4, shared: true, wiring: MooreWiring},
+	{name: "groups-shared-input", in: 9, out: 8, groups: 3, rows: 4, shared: true, wiring: func(r *rand.Rand) Wiring { return MooreWiring(r) }},
 	{name: "groups-own-input", in: 8, out: 4, groups: 3, rows: 3, shared: false, wiring: func(r *rand.Rand) Wiring { w, _ := UniqueWiring(8, 4, r); return w }},
 	{name: "same-input-twice", in: 2, out: 3, groups: 2, rows: 3, shared: false, wiring: func(*rand.Rand) Wiring {
 		return Wiring{A: []int32{0, 1, 1}, B: []int32{0, 0, 1}}

@@ -43,15 +43,23 @@ func NewWiring(in int, a, b []int) (Wiring, error) {
 	return w, w.Check(in)
 }
 
+// Permuter draws random permutations: *rand.Rand is one, and so is a JAX key
+// (jaxrand.Key), whose Perm is jax.random.permutation.
+type Permuter interface {
+	// Perm returns 0 .. n-1 in a random order.
+	Perm(n int) []int
+}
+
 // UniqueWiring returns the 'unique' wiring of Petersen et al. for a layer of
 // out gates over in inputs, which reads every input at least once and uses
 // no pair twice: pairs (0,1), (2,3), ... then (1,2), (3,4), ... then (i, i+d)
 // for d = 2, 3, ..., truncated to out pairs, and the gates put in a random
-// order drawn from rng (one rng.Perm(out)).
+// order drawn from rng (one rng.Perm(out)), as the paper's notebook does
+// with one jax.random.permutation.
 //
 // It returns an error when 2*out < in (some input would go unread) or when in
 // inputs have fewer than out distinct pairs.
-func UniqueWiring(in, out int, rng *rand.Rand) (Wiring, error) {
+func UniqueWiring(in, out int, rng Permuter) (Wiring, error) {
 	if in < 0 || out < 0 || 2*out < in {
 		return Wiring{}, fmt.Errorf("gates: unique wiring of %d gates over %d inputs: needs at least ceil(in/2) = %d gates so that every input is read", out, in, (in+1)/2)
 	}
@@ -105,7 +113,7 @@ const MooreCentre = 4
 // neighbourhood listed row-major (9 inputs, the centre at index 4): 8 gates,
 // gate k reading neighbour a = one of {0,1,2,3,5,6,7,8} in the random order
 // rng.Perm(8), and b = the centre.
-func MooreWiring(rng *rand.Rand) Wiring {
+func MooreWiring(rng Permuter) Wiring {
 	neighbours := [8]int32{0, 1, 2, 3, 5, 6, 7, 8}
 	w := Wiring{A: make([]int32, 8), B: make([]int32, 8)}
 	for k, p := range rng.Perm(8) {

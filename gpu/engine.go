@@ -209,7 +209,7 @@ func (e *Engine) Iterate(b *bptt.Batch) (float64, error) {
 	}
 	errs := []error{Write(e.d, r.state[0], b.Init), Write(e.d, r.target, target)}
 	if e.setup.Async {
-		masks := dlca.NewFireMasks(b.FireSeed, e.m.Config.FireRate)
+		masks := e.m.Config.FireMasks(b.FireSeed)
 		for t := range e.setup.Steps {
 			errs = append(errs, Write(e.d, r.fire[t], fireValues(masks.Next(cells))))
 		}

@@ -60,7 +60,7 @@ func NewModelSim(m *dlca.Model, h, w int, init InitFunc, seed uint64) *ModelSim 
 		model: m,
 		init:  init,
 		rng:   rand.New(rand.NewPCG(seed, 0)),
-		fire:  dlca.NewFireMasks(seed, m.Config.FireRate),
+		fire:  m.Config.FireMasks(seed),
 		state: painter.NewFrame(h, w, m.Config.Channels),
 	}
 	return s

@@ -86,7 +86,7 @@ func writeDrift(ctx context.Context, w io.Writer, e *experiments.Experiment, m *
 	circuit := m.Circuit()
 	var masks *dlca.FireMasks
 	if e.Async {
-		masks = dlca.NewFireMasks(fireSeed, m.Config.FireRate)
+		masks = m.Config.FireMasks(fireSeed)
 	}
 	fmt.Fprintf(w, "soft model and circuit from the same %d-image training batch (seed %d), %dx%d, %d channels:\n", n, seed, b.Height, b.Width, c)
 	fmt.Fprintf(w, "%4s %14s %22s %10s %10s\n", "step", "bits differ", "soft in (0.1, 0.9)", "soft loss", "hard loss")

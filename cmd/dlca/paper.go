@@ -6,38 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 )
-
-// paperFigures is what the paper reports for one experiment (PAPER.md
-// section 3), shown beside this project's runs.
-type paperFigures struct {
-	Experiment  string
-	Iterations  int
-	HardLoss    string
-	ActiveGates string
-	Checks      string
-}
-
-// paper lists the paper's experiments in the order of its table.
-var paper = []paperFigures{
-	{"gameoflife", 3000, "0", "336", "128x128 periodic grid, 300 steps: equals Life"},
-	{"checkerboard", 500, "not given", "22 (5 after pruning)", "64x64, 80 steps forms the pattern; centre 20x20 zeroed every step: the rest stays right; zeroed in the first 40 steps: heals; runs asynchronously"},
-	{"checkerboard-async", 800, "not given", "not given", "56x56, 200 steps, damage in the first 100: heals; robustness: 64x64, 4000 steps, random 10x10 reset every step"},
-	{"lizard", 3500, "not given", "577", "grows on a 40x40 grid"},
-	{"colour-g", 3000, "not given", "927", "none"},
-}
-
-// paperFor returns the paper's figures for an experiment, if it is one of
-// the paper's.
-func paperFor(name string) (paperFigures, bool) {
-	i := slices.IndexFunc(paper, func(p paperFigures) bool { return p.Experiment == name })
-	if i < 0 {
-		return paperFigures{}, false
-	}
-	return paper[i], true
-}
 
 // maxPictureBytes bounds the size of a picture copied next to RESULTS.md,
 // so that the page stays small enough to commit.

@@ -20,7 +20,7 @@ func TestResultsPaperRows(t *testing.T) {
 	var buf bytes.Buffer
 	writeResults(&buf, []runRecord{{Experiment: "checkerboard-small", Seed: 1}, {Experiment: "gameoflife", Seed: 23, WiringSeed: 23, Iterations: 3000}}, nil)
 	md := buf.String()
-	for _, p := range paper {
+	for _, p := range experiments.Paper {
 		if !strings.Contains(md, "| **"+p.Experiment+" (paper)** |") {
 			t.Errorf("no paper row for %s", p.Experiment)
 		}

@@ -170,8 +170,8 @@ func writeResults(w io.Writer, runs []runRecord, pictures map[int][]string) {
 	fmt.Fprintln(w, "| experiment | batch seed | wiring seed | iterations | first hard loss 0 | final soft loss | final hard loss | active gates | wall time | device | checks |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 	var order []int
-	for _, p := range paper {
-		fmt.Fprintf(w, "| **%s (paper)** | 23 | 23 | %d | | | %s | %s | | | %s |\n", p.Experiment, p.Iterations, p.HardLoss, p.ActiveGates, p.Checks)
+	for _, p := range experiments.Paper {
+		fmt.Fprintf(w, "| **%s (paper)** | 23 | 23 | %d | %s | | %s | %s | | | %s |\n", p.Experiment, p.Iterations, p.FirstHardZero, p.HardLoss, p.ActiveGates, p.Checks)
 		n := len(order)
 		for i, r := range runs {
 			if r.Experiment == p.Experiment {
@@ -185,7 +185,7 @@ func writeResults(w io.Writer, runs []runRecord, pictures map[int][]string) {
 	}
 	n := len(order)
 	for i, r := range runs {
-		if _, ok := paperFor(r.Experiment); !ok {
+		if _, ok := experiments.PaperFor(r.Experiment); !ok {
 			order = append(order, i)
 		}
 	}

@@ -52,6 +52,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&long.Iterations, "iterations", 0, "training iterations (0 = the experiment's)")
 	fs.Uint64Var(&long.Seed, "seed", 23, "seed of the batches (default: the experiment's)")
 	fs.Uint64Var(&long.WiringSeed, "wiring-seed", 23, "seed of the wiring (default: the experiment's)")
+	fs.String("rng", "pcg", "random stream of the wiring, batches and fire masks: pcg (this project's) or jax (the paper's notebook's, JAX 0.4.33); same as -set rng=...")
 	fs.StringVar(&long.Device, "device", "cpu", "where to train: "+devices+" (auto: a hardware GPU if there is one, else the CPU)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	long.AddFlags(fs)
@@ -191,6 +192,13 @@ func trainConfig(fs *flag.FlagSet, long *runctl.LongRun, file string, sets []str
 	}
 	if given["wiring-seed"] {
 		cfg.WiringSeed = long.WiringSeed
+	}
+	if given["rng"] {
+		// pcg is the default stream, which a configuration records by
+		// leaving rng out (so the run's record reads as before -rng).
+		if cfg.RNG = fs.Lookup("rng").Value.String(); cfg.RNG == dlca.StreamPCG {
+			cfg.RNG = ""
+		}
 	}
 	if given["iterations"] && long.Iterations > 0 {
 		cfg.Iterations = long.Iterations

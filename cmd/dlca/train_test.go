@@ -240,3 +240,32 @@ func TestInterruptAfterTraining(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainJAXStream: -rng jax is recorded in run.json and the model file,
+// draws another model than the default stream, and a run resumed from its
+// checkpoint draws the batches of the uninterrupted run (the JAX batches are
+// a function of the iteration alone).
+func TestTrainJAXStream(t *testing.T) {
+	dir := t.TempDir()
+	whole, parts, pcg := filepath.Join(dir, "whole"), filepath.Join(dir, "parts"), filepath.Join(dir, "pcg")
+	trainSmall(t, whole, 4, "-rng", "jax")
+	trainSmall(t, parts, 2, "-rng", "jax", "-checkpoint-every", "2")
+	trainSmall(t, pcg, 4)
+	if code, _, errs := runCmd("train", "-quiet", "-resume", filepath.Join(parts, "checkpoint.json"), "-iterations", "4"); code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errs)
+	}
+	want, _ := os.ReadFile(filepath.Join(whole, "model.json"))
+	got, _ := os.ReadFile(filepath.Join(parts, "model.json"))
+	if !bytes.Equal(got, want) {
+		t.Error("the resumed JAX run differs from the uninterrupted one")
+	}
+	if !bytes.Contains(want, []byte(`"rng": "jax"`)) {
+		t.Error(`the model file does not record "rng": "jax"`)
+	}
+	if rec := runRecordOf(t, whole); rec.Config == nil || rec.Config.RNG != "jax" {
+		t.Errorf("run.json records rng %v", rec.Config)
+	}
+	if other, _ := os.ReadFile(filepath.Join(pcg, "model.json")); bytes.Contains(other, []byte(`"rng"`)) || bytes.Equal(other, want) {
+		t.Error("the default stream names a stream in its model file, or draws the JAX model")
+	}
+}
