@@ -52,11 +52,13 @@ func Load(path string) (*File, error) {
 		var derr *toml.DecodeError
 		var serr *toml.StrictMissingError
 		switch {
+		case errors.As(err, &serr):
+			d := serr.Errors[0]
+			row, col := d.Position()
+			return nil, fmt.Errorf("%s:%d:%d: unknown key %s: a sweep file has experiment or config, [set], [grid] and [[runs]]; settings go inside those", path, row, col, strings.Join(d.Key(), "."))
 		case errors.As(err, &derr):
 			row, col := derr.Position()
 			return nil, fmt.Errorf("%s:%d:%d: %v", path, row, col, derr)
-		case errors.As(err, &serr):
-			return nil, fmt.Errorf("%s: unknown key (a sweep file has experiment or config, [set], [grid] and [[runs]]; settings go inside those): %s", path, serr.String())
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
