@@ -22,11 +22,12 @@ const (
 
 // fileModel is the JSON form of a model file.
 type fileModel struct {
-	Format     string      `json:"format"`
-	Version    int         `json:"version"`
-	Config     Config      `json:"config"`
-	Perception []fileLayer `json:"perception"`
-	Update     []fileLayer `json:"update"`
+	Format     string          `json:"format"`
+	Version    int             `json:"version"`
+	Config     Config          `json:"config"`
+	Experiment json.RawMessage `json:"experiment,omitempty"`
+	Perception []fileLayer     `json:"perception"`
+	Update     []fileLayer     `json:"update"`
 }
 
 type fileLayer struct {
@@ -41,7 +42,7 @@ type fileLayer struct {
 
 // Write writes the model as a model file (JSON) to w.
 func (m *Model) Write(w io.Writer) error {
-	f := fileModel{Format: FileFormat, Version: FileVersion, Config: m.Config}
+	f := fileModel{Format: FileFormat, Version: FileVersion, Config: m.Config, Experiment: m.Experiment}
 	conv := func(l *gates.Layer) fileLayer {
 		return fileLayer{Name: l.Name, In: l.In, Out: l.Out, Groups: l.Groups, A: l.Wiring.A, B: l.Wiring.B, Logits: float32s(l.Logits)}
 	}
@@ -107,7 +108,7 @@ func Read(r io.Reader, dtype autograd.DType) (*Model, error) {
 		return nil, err
 	}
 	cfg := f.Config
-	m := &Model{Config: cfg}
+	m := &Model{Config: cfg, Experiment: f.Experiment}
 	if want := len(cfg.KernelLayers) - 1; len(f.Perception) != want {
 		return nil, fmt.Errorf("dlca: model file has %d perception layers, config kernel_layers %v needs %d", len(f.Perception), cfg.KernelLayers, want)
 	}

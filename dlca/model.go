@@ -1,8 +1,10 @@
 package dlca
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/gates"
@@ -19,6 +21,10 @@ type Model struct {
 	// Update holds the update network's layers (Groups = 1), applied to the
 	// rows (cell); its input is described in the package documentation.
 	Update []*gates.Layer
+	// Experiment, when not nil, is the JSON record of the experiment that
+	// trained the model (package experiments writes and reads it; this
+	// package only keeps it): a model file carries its run's settings.
+	Experiment json.RawMessage
 }
 
 // New builds a model from a validated config: wiring drawn from
@@ -105,7 +111,7 @@ func (m *Model) NumGates() int {
 // Clone returns a deep copy of the model with fresh logit tensors that
 // require a gradient like the originals.
 func (m *Model) Clone() *Model {
-	c := &Model{Config: m.Config}
+	c := &Model{Config: m.Config, Experiment: slices.Clone(m.Experiment)}
 	c.Config.KernelLayers = append([]int(nil), m.Config.KernelLayers...)
 	c.Config.UpdateLayers = append([]int(nil), m.Config.UpdateLayers...)
 	clone := func(l *gates.Layer) *gates.Layer {

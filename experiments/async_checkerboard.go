@@ -3,7 +3,6 @@ package experiments
 import (
 	"fmt"
 
-	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 )
 
@@ -12,22 +11,20 @@ import (
 // on a 14x14 grid in 50 steps, with four more update layers than the
 // synchronous one.
 func init() {
-	Register(&Experiment{
-		Name:        "checkerboard-async",
-		Description: "asynchronous checkerboard: 14x14, 8 channels, 50 steps, fire rate 0.6",
-		Model: dlca.Config{
-			Height: 14, Width: 14, Channels: 8, Boundary: circuit.Zero,
-			Kernels: 16, KernelLayers: []int{9, 8, 4, 2},
-			UpdateLayers: append(repeat(256, 14), 128, 64, 32, 16, 8, 8),
-			Seed:         23, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate,
-		},
-		Batch: 1, Steps: 50, Iterations: 800, LR: 0.05, Seed: 23, Async: true,
-		LossChannels: []int{0},
-		Init:         RandomBits,
-		Target:       Checkerboard,
-		Checks: eitherPhase(append(checkerboardChecks(56, 200, 20, 100),
-			robustnessCheck(64, 4000, 10))...),
-	})
+	c := Defaults()
+	c.Name = "checkerboard-async"
+	c.Description = "asynchronous checkerboard: 14x14, 8 channels, 50 steps, fire rate 0.6"
+	c.Height, c.Width, c.Channels = 14, 14, 8
+	c.Kernels, c.KernelLayers = 16, []int{9, 8, 4, 2}
+	c.UpdateLayers = append(repeat(256, 14), 128, 64, 32, 16, 8, 8)
+	c.Batch, c.Steps, c.Iterations, c.LR, c.Async = 1, 50, 800, 0.05, true
+	c.LossChannels = []int{0}
+	c.Target.Kind = "checkerboard"
+	c.Checks = append(checkerboardChecks(56, 200, 20, 100), CheckSpec{Kind: "robustness", Size: 64, Steps: 4000, Square: 10})
+	for i := range c.Checks {
+		c.Checks[i].EitherPhase = true
+	}
+	Register(c)
 }
 
 // eitherPhase returns checks that run each of cs against the checkerboard

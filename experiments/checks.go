@@ -88,28 +88,41 @@ func nearestWrong(e *Experiment, s *dlca.Bits, hole int) int {
 	return near
 }
 
-// checkerboardChecks are the paper's checks of a pattern-growing model: on a
-// size x size grid for steps steps it forms the pattern; with the centre hole
-// x hole square zeroed at every step the rest stays right; with that damage
-// only during the first healAfter steps it heals completely.
-func checkerboardChecks(size, steps, hole, healAfter int) []Check {
-	check := func(name, desc string, damageUntil, skip int) Check {
-		return Check{Name: name, Description: desc, Run: func(e *Experiment, m *dlca.Model) CheckResult {
-			frames := Rollout(e, m, size, steps, hole, damageUntil)
-			final := &frames[len(frames)-1]
-			wrong := WrongCells(e, final, skip)
-			detail := fmt.Sprintf("%s: %d wrong cells", desc, wrong)
-			if wrong > 0 && skip > 0 {
-				detail += fmt.Sprintf(", the nearest %d cells from the hole", nearestWrong(e, final, skip))
-			}
-			return CheckResult{Name: name, Passed: wrong == 0, Wrong: wrong, Frames: frames, Detail: detail}
-		}}
-	}
-	return []Check{
-		check("generalise", fmt.Sprintf("%dx%d grid, %d steps", size, size, steps), 0, 0),
-		check("fault-tolerance", fmt.Sprintf("%dx%d, %d steps, centre %dx%d zeroed every step (cells outside it)", size, size, steps, hole, hole), steps, hole),
-		check("self-healing", fmt.Sprintf("%dx%d, %d steps, centre %dx%d zeroed during the first %d", size, size, steps, hole, hole, healAfter), healAfter, 0),
-	}
+// damageCheck runs e's initial state on a size x size grid for steps steps,
+// the centre hole x hole square zeroed up to step damageUntil (none when
+// hole or damageUntil is 0), and counts the wrong cells at the end outside
+// the centre skip x skip square.
+func damageCheck(name, desc string, size, steps, hole, damageUntil, skip int) Check {
+	return Check{Name: name, Description: desc, Run: func(e *Experiment, m *dlca.Model) CheckResult {
+		frames := Rollout(e, m, size, steps, hole, damageUntil)
+		final := &frames[len(frames)-1]
+		wrong := WrongCells(e, final, skip)
+		detail := fmt.Sprintf("%s: %d wrong cells", desc, wrong)
+		if wrong > 0 && skip > 0 {
+			detail += fmt.Sprintf(", the nearest %d cells from the hole", nearestWrong(e, final, skip))
+		}
+		return CheckResult{Name: name, Passed: wrong == 0, Wrong: wrong, Frames: frames, Detail: detail}
+	}}
+}
+
+// The paper's checks of a pattern-growing model. generaliseCheck: on a
+// size x size grid for steps steps it forms the pattern.
+func generaliseCheck(size, steps int) Check {
+	return damageCheck("generalise", fmt.Sprintf("%dx%d grid, %d steps", size, size, steps), size, steps, 0, 0, 0)
+}
+
+// faultCheck: with the centre hole x hole square zeroed at every step, the
+// rest stays right.
+func faultCheck(size, steps, hole int) Check {
+	desc := fmt.Sprintf("%dx%d, %d steps, centre %dx%d zeroed every step (cells outside it)", size, size, steps, hole, hole)
+	return damageCheck("fault-tolerance", desc, size, steps, hole, steps, hole)
+}
+
+// healCheck: with the centre hole x hole square zeroed during the first
+// healAfter steps only, it heals completely.
+func healCheck(size, steps, hole, healAfter int) Check {
+	desc := fmt.Sprintf("%dx%d, %d steps, centre %dx%d zeroed during the first %d", size, size, steps, hole, hole, healAfter)
+	return damageCheck("self-healing", desc, size, steps, hole, healAfter, 0)
 }
 
 // RunChecks runs every check of e on m.

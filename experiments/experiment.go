@@ -2,9 +2,9 @@ package experiments
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/dlca/dlca/bptt"
@@ -21,7 +21,7 @@ type Experiment struct {
 	Batch        int
 	Steps        int
 	Iterations   int
-	LR           float64
+	Optimizer    bptt.Optimizer
 	Seed         uint64 // seeds the batches (bptt.Run.Seed); Model.Seed seeds the wiring
 	LossChannels []int
 	Async        bool
@@ -39,6 +39,9 @@ type Experiment struct {
 	TargetOf func(init []float32, h, w, c int) []float32
 	// Checks run on a trained model (see Check).
 	Checks []Check
+	// Config is the configuration the experiment was resolved from, the
+	// record of the run (WriteTOML prints it as an experiment file).
+	Config *Config
 }
 
 // Check is one test of a trained model, such as running it on a larger grid.
@@ -63,7 +66,7 @@ type CheckResult struct {
 
 // Setup returns the bptt setup of training model m on e.
 func (e *Experiment) Setup(m *dlca.Model) bptt.Setup {
-	return bptt.Setup{Model: m, Batch: e.Batch, Steps: e.Steps, LossChannels: e.LossChannels, Async: e.Async, Optimizer: bptt.PaperOptimizer(e.LR)}
+	return bptt.Setup{Model: m, Batch: e.Batch, Steps: e.Steps, LossChannels: e.LossChannels, Async: e.Async, Optimizer: e.Optimizer}
 }
 
 // Source returns the experiment's batch source: Batch fresh initial states
@@ -93,42 +96,46 @@ func (e *Experiment) Run(obs ...bptt.Observer) bptt.Run {
 	return bptt.Run{Iterations: e.Iterations, Seed: e.Seed, Source: e.Source(), Observers: obs}
 }
 
-var registry = map[string]*Experiment{}
+// registry holds the built-in experiments.
+var registry = map[string]*Config{}
 
-// Register adds an experiment; each experiment's file calls it from init.
-// It panics on a duplicate name or an invalid config (a programmer error).
-func Register(e *Experiment) {
-	if _, dup := registry[e.Name]; dup {
-		panic(fmt.Sprintf("experiments: %q registered twice", e.Name))
+// Register adds a built-in experiment; each experiment's file calls it from
+// init, with Defaults changed where the experiment differs. It panics on a
+// duplicate name or a configuration that does not resolve (a programmer
+// error).
+func Register(c Config) {
+	if _, dup := registry[c.Name]; dup {
+		panic(fmt.Sprintf("experiments: %q registered twice", c.Name))
 	}
-	if err := e.Model.Validate(); err != nil {
-		panic(fmt.Sprintf("experiments: %q: %v", e.Name, err))
+	if _, err := c.Resolve(); err != nil {
+		panic(fmt.Sprintf("experiments: %q: %v", c.Name, err))
 	}
-	registry[e.Name] = e
+	registry[c.Name] = c.Clone()
 }
 
 // Names returns the registered experiments' names, sorted.
 func Names() []string {
-	var names []string
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(registry))
 }
 
-// Get returns the named experiment (a copy, safe to modify), or an error
-// listing the known ones.
-func Get(name string) (*Experiment, error) {
-	e, ok := registry[name]
+// Builtin returns the configuration of the named built-in experiment (a
+// copy, safe to modify), or an error listing the known ones.
+func Builtin(name string) (*Config, error) {
+	c, ok := registry[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown experiment %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
-	c := *e
-	c.Model.KernelLayers = slices.Clone(e.Model.KernelLayers)
-	c.Model.UpdateLayers = slices.Clone(e.Model.UpdateLayers)
-	c.LossChannels = slices.Clone(e.LossChannels)
-	return &c, nil
+	return c.Clone(), nil
+}
+
+// Get returns the named built-in experiment, resolved (a new one each
+// time, safe to modify), or an error listing the known ones.
+func Get(name string) (*Experiment, error) {
+	c, err := Builtin(name)
+	if err != nil {
+		return nil, err
+	}
+	return c.Resolve()
 }
 
 // RandomBits is the Init of experiments that start from noise: every bit of

@@ -36,7 +36,7 @@ func TestRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The paper's table: 264 update inputs, 500 iterations, batch 2, 20 steps, lr 0.05.
-	if e.Model.UpdateInputs() != 264 || e.Iterations != 500 || e.Batch != 2 || e.Steps != 20 || e.LR != 0.05 || e.Model.Boundary != circuit.Zero {
+	if e.Model.UpdateInputs() != 264 || e.Iterations != 500 || e.Batch != 2 || e.Steps != 20 || e.Optimizer.LR != 0.05 || e.Model.Boundary != circuit.Zero {
 		t.Fatalf("checkerboard settings differ from the paper: %+v", e)
 	}
 	e.Model.UpdateLayers[0] = 1 // a copy: the registry must not change

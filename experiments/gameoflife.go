@@ -13,21 +13,17 @@ import (
 // random 3x3 periodic boards, on which every cell's neighbourhood is the
 // whole board, so the 512 boards are the 512 neighbourhoods.
 func init() {
-	Register(&Experiment{
-		Name:        "gameoflife",
-		Description: "Game of Life: 3x3 periodic boards, 1 channel, 1 step, 20 random boards per iteration",
-		Model: dlca.Config{
-			Height: 3, Width: 3, Channels: 1, Boundary: circuit.Periodic,
-			Kernels: 16, KernelLayers: []int{9, 8, 4, 2, 1},
-			UpdateLayers: append(repeat(128, 17), 64, 32, 16, 8, 4, 2, 1),
-			Seed:         23, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate,
-		},
-		Batch: 20, Steps: 1, Iterations: 3000, LR: 0.05, Seed: 23,
-		LossChannels: []int{0},
-		Init:         RandomBits,
-		TargetOf:     lifeTarget,
-		Checks:       lifeChecks(128, 300),
-	})
+	c := Defaults()
+	c.Name = "gameoflife"
+	c.Description = "Game of Life: 3x3 periodic boards, 1 channel, 1 step, 20 random boards per iteration"
+	c.Height, c.Width, c.Channels, c.Boundary = 3, 3, 1, circuit.Periodic
+	c.Kernels, c.KernelLayers = 16, []int{9, 8, 4, 2, 1}
+	c.UpdateLayers = append(repeat(128, 17), 64, 32, 16, 8, 4, 2, 1)
+	c.Batch, c.Steps, c.Iterations, c.LR = 20, 1, 3000, 0.05
+	c.LossChannels = []int{0}
+	c.Target.Kind = "gameoflife"
+	c.Checks = []CheckSpec{{Kind: "all-neighbourhoods"}, {Kind: "life-grid", Size: 128, Steps: 300}}
+	Register(c)
 }
 
 // LifeStep is the reference Game of Life, written without the circuit: it
@@ -70,16 +66,16 @@ func lifeTarget(init []float32, h, w, c int) []float32 {
 	return t
 }
 
-// lifeChecks are the Game of Life's checks: the circuit against LifeStep on
-// every 3x3 neighbourhood, and on a size x size periodic grid from random
-// cells for steps steps.
-func lifeChecks(size, steps int) []Check {
-	return []Check{
-		{Name: "all-neighbourhoods", Description: "one step on each of the 512 3x3 periodic boards", Run: checkAllNeighbourhoods},
-		{Name: "life-grid", Description: fmt.Sprintf("%dx%d periodic grid, %d steps from random cells, every step", size, size, steps),
-			Run: func(_ *Experiment, m *dlca.Model) CheckResult { return checkLifeGrid(m, size, steps) }},
-	}
+// lifeGridCheck is the Game of Life's check on a size x size periodic grid
+// from random cells for steps steps (checkLifeGrid); with
+// checkAllNeighbourhoods (every 3x3 neighbourhood) they are its checks.
+func lifeGridCheck(size, steps int) Check {
+	return Check{Name: "life-grid", Description: fmt.Sprintf("%dx%d periodic grid, %d steps from random cells, every step", size, size, steps),
+		Run: func(_ *Experiment, m *dlca.Model) CheckResult { return checkLifeGrid(m, size, steps) }}
 }
+
+// allNeighbourhoodsCheck runs checkAllNeighbourhoods.
+var allNeighbourhoodsCheck = Check{Name: "all-neighbourhoods", Description: "one step on each of the 512 3x3 periodic boards", Run: checkAllNeighbourhoods}
 
 // checkAllNeighbourhoods runs one hard step on the 512 boards at once and
 // counts the cells (of 512*9) that disagree with Life.

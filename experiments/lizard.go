@@ -12,21 +12,18 @@ import (
 // 20x20 lizard silhouette (drawn by lizardMask) in channel 0 within 12 steps
 // on a periodic grid, with 128 channels of state.
 func init() {
-	Register(&Experiment{
-		Name:        "lizard",
-		Description: "lizard: 20x20 periodic, 128 channels, 12 steps, grown from one centre cell",
-		Model: dlca.Config{
-			Height: LizardSize, Width: LizardSize, Channels: 128, Boundary: circuit.Periodic,
-			Kernels: 4, KernelLayers: []int{9, 8, 4, 2, 1},
-			UpdateLayers: append(repeat(512, 8), 256, 128),
-			Seed:         23, PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate,
-		},
-		Batch: 1, Steps: 12, Iterations: 3500, LR: 0.06, Seed: 23,
-		LossChannels: []int{0},
-		Init:         CentreSeed,
-		Target:       Lizard,
-		Checks:       []Check{growCheck(2*LizardSize, 12)},
-	})
+	c := Defaults()
+	c.Name = "lizard"
+	c.Description = "lizard: 20x20 periodic, 128 channels, 12 steps, grown from one centre cell"
+	c.Height, c.Width, c.Channels, c.Boundary = LizardSize, LizardSize, 128, circuit.Periodic
+	c.Kernels, c.KernelLayers = 4, []int{9, 8, 4, 2, 1}
+	c.UpdateLayers = append(repeat(512, 8), 256, 128)
+	c.Batch, c.Steps, c.Iterations, c.LR = 1, 12, 3500, 0.06
+	c.LossChannels = []int{0}
+	c.Init.Kind = "centre"
+	c.Target.Kind = "lizard"
+	c.Checks = []CheckSpec{{Kind: "grow", Size: 2 * LizardSize, Steps: 12}}
+	Register(c)
 }
 
 // CentreSeed is the Init of the growing experiments: every channel 0 except

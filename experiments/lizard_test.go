@@ -19,7 +19,7 @@ func TestLizardSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	// PAPER.md section 3: 640 update inputs, [512]x8, 256, 128; 12 steps; lr 0.06.
-	if e.Model.UpdateInputs() != 640 || len(e.Model.UpdateLayers) != 10 || e.Steps != 12 || e.LR != 0.06 || e.Iterations != 3500 || e.Model.Boundary != circuit.Periodic {
+	if e.Model.UpdateInputs() != 640 || len(e.Model.UpdateLayers) != 10 || e.Steps != 12 || e.Optimizer.LR != 0.06 || e.Iterations != 3500 || e.Model.Boundary != circuit.Periodic {
 		t.Fatalf("settings differ from the paper: %+v", e)
 	}
 	s := CentreSeed(nil, 5, 4, 2)

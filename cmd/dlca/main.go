@@ -28,6 +28,7 @@ var commands = []command{
 	{"export", "write a saved model's circuit as Verilog, C, DigitalJS, DOT or JSON", runExport},
 	{"results", "regenerate docs/RESULTS.md from saved runs or sweeps", runResults},
 	{"sweep", "train many runs from one sweep file, here or as a Slurm job array", runSweep},
+	{"config", "print an experiment as an experiment file (a built-in one, a file with -set changes, a model's)", runConfig},
 	{"list", "list the experiments", runList},
 }
 

@@ -36,17 +36,23 @@ type runRecord struct {
 	Final       bptt.Metrics              `json:"final"`
 	Metrics     []bptt.Metrics            `json:"metrics"`
 	Checks      []experiments.CheckResult `json:"checks"`
+	// Config is the run's whole configuration (dlca config -model prints it
+	// from the model file as an experiment file).
+	Config *experiments.Config `json:"config,omitempty"`
 }
 
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dlca train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	long := runctl.LongRun{Command: "dlca train"} // the run's settings, checkpoints, -resume, -force (internal/runctl)
-	fs.StringVar(&long.Experiment, "experiment", "checkerboard", "experiment to train (dlca list shows them)")
+	fs.StringVar(&long.Experiment, "experiment", "checkerboard", "built-in experiment to train (dlca list shows them)")
+	file := fs.String("config", "", "experiment file to train (TOML, docs/config.md; dlca config -experiment NAME prints one)")
+	var sets setFlags
+	fs.Var(&sets, "set", "change one setting of the experiment, key=value (repeatable; e.g. -set lr=0.03)")
 	fs.StringVar(&long.Out, "out", "", "output directory (created if missing; required, but with -resume it defaults to the run's)")
-	fs.IntVar(&long.Iterations, "iterations", 0, "training iterations (0 = the paper's)")
-	fs.Uint64Var(&long.Seed, "seed", 23, "seed of the batches")
-	fs.Uint64Var(&long.WiringSeed, "wiring-seed", 23, "seed of the wiring")
+	fs.IntVar(&long.Iterations, "iterations", 0, "training iterations (0 = the experiment's)")
+	fs.Uint64Var(&long.Seed, "seed", 23, "seed of the batches (default: the experiment's)")
+	fs.Uint64Var(&long.WiringSeed, "wiring-seed", 23, "seed of the wiring (default: the experiment's)")
 	fs.StringVar(&long.Device, "device", "cpu", "where to train: "+gpu.Devices+" (auto: a hardware GPU if there is one, else the CPU)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	long.AddFlags(fs)
@@ -64,15 +70,14 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case long.Out == "":
 		return fmt.Errorf("-out is required: the directory to write the model and pictures into")
 	}
-	e, err := experiments.Get(long.Experiment)
+	cfg, err := trainConfig(fs, &long, *file, sets, resumed)
 	if err != nil {
 		return err
 	}
-	if long.Iterations > 0 {
-		e.Iterations = long.Iterations
+	e, err := cfg.Resolve()
+	if err != nil {
+		return err
 	}
-	e.Seed = long.Seed
-	e.Model.Seed = long.WiringSeed
 	if err := long.CheckModel(resumed, e.Model); err != nil {
 		return err
 	}
@@ -109,8 +114,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	out := long.Out
 	metrics = long.Metrics(metrics)
-	rec := runRecord{Experiment: e.Name, Seed: long.Seed, WiringSeed: long.WiringSeed, Iterations: e.Iterations, Device: chosen, Machine: machineDescription(),
-		WallSeconds: time.Since(start).Seconds() + timeBefore(resumed), Metrics: metrics}
+	rec := runRecord{Experiment: e.Name, Seed: e.Seed, WiringSeed: e.Model.Seed, Iterations: e.Iterations, Device: chosen, Machine: machineDescription(),
+		WallSeconds: time.Since(start).Seconds() + timeBefore(resumed), Metrics: metrics, Config: e.Config}
 	for _, m := range metrics {
 		if m.HardLoss == 0 && rec.FirstHard0 == 0 {
 			rec.FirstHard0 = m.Iteration
@@ -118,6 +123,10 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if len(metrics) > 0 {
 		rec.Final = metrics[len(metrics)-1]
+	}
+	// The model records the experiment it was trained by.
+	if trained.Experiment, err = json.Marshal(e.Config); err != nil {
+		return err
 	}
 	// The model and the checkpoint first: what follows (checks, pictures)
 	// can be interrupted without losing the training.
@@ -143,6 +152,89 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "check %-16s %s  %s\n", c.Name, passFail(c.Passed), c.Detail)
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", out)
+	return nil
+}
+
+// trainConfig returns the configuration dlca train trains: that of the
+// experiment file, or of the built-in -experiment, with the -set changes,
+// then the -seed, -wiring-seed and -iterations flags where given. With
+// -resume it is the checkpoint's run: its recorded configuration unless
+// -config or -experiment is given (and then they must agree with it), its
+// seeds and, unless -iterations is given, its iterations. It sets long's
+// Experiment (the run's label) and Config (what checkpoints record).
+func trainConfig(fs *flag.FlagSet, long *runctl.LongRun, file string, sets []string, resumed *bptt.Checkpoint) (*experiments.Config, error) {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if file != "" && given["experiment"] {
+		return nil, fmt.Errorf("give -config FILE or -experiment NAME, not both")
+	}
+	var recorded *experiments.Config
+	if resumed != nil && runctl.RecordedConfig(resumed) != "" {
+		var err error
+		if recorded, err = experiments.Parse([]byte(runctl.RecordedConfig(resumed)), long.Resume); err != nil {
+			return nil, err
+		}
+	}
+	cfg := recorded
+	if cfg == nil || file != "" || given["experiment"] {
+		var err error
+		if cfg, err = experimentConfig(long.Experiment, file, nil); err != nil {
+			return nil, err
+		}
+	} else {
+		cfg = cfg.Clone()
+	}
+	if err := applySets(cfg, sets); err != nil {
+		return nil, err
+	}
+	if given["seed"] || resumed != nil {
+		cfg.Seed = long.Seed
+	}
+	if given["wiring-seed"] || resumed != nil {
+		cfg.WiringSeed = long.WiringSeed
+	}
+	if long.Iterations > 0 {
+		cfg.Iterations = long.Iterations
+	}
+	if recorded != nil {
+		if err := sameRun(cfg, recorded, long.Resume); err != nil {
+			return nil, err
+		}
+	}
+	if resumed != nil && cfg.Name != resumed.Label {
+		return nil, fmt.Errorf("the experiment is %q, but checkpoint %s is of %q: resume without -config and -experiment", cfg.Name, long.Resume, resumed.Label)
+	}
+	var text strings.Builder
+	if err := cfg.WriteTOML(&text); err != nil {
+		return nil, err
+	}
+	long.Experiment, long.Config = cfg.Name, text.String()
+	return cfg, nil
+}
+
+// sameRun refuses a configuration cfg that differs from the one a
+// checkpoint recorded in more than its iterations (a run may be trained
+// further), naming the first setting that differs.
+func sameRun(cfg, recorded *experiments.Config, checkpoint string) error {
+	r := recorded.Clone()
+	r.Iterations = cfg.Iterations
+	var a, b strings.Builder
+	if err := cfg.WriteTOML(&a); err != nil {
+		return err
+	}
+	if err := r.WriteTOML(&b); err != nil {
+		return err
+	}
+	al, bl := strings.Split(a.String(), "\n"), strings.Split(b.String(), "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return fmt.Errorf("the experiment given (%s) differs from the run of checkpoint %s (%s): leave out -config, -experiment and -set to go on with the run as it was started, or start a new run without -resume",
+				strings.TrimSpace(al[i]), checkpoint, strings.TrimSpace(bl[i]))
+		}
+	}
+	if len(al) != len(bl) {
+		return fmt.Errorf("the experiment given differs from the run of checkpoint %s in its checks: leave out -config, -experiment and -set to go on with the run as it was started", checkpoint)
+	}
 	return nil
 }
 

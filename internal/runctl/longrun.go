@@ -40,6 +40,10 @@ type LongRun struct {
 	Force      bool   // start over in a folder that holds a run
 	MaxMemory  string // memory limit ("" = MemAvailable)
 	Recompute  int    // bptt.Setup.Recompute
+	// Config is the run's whole configuration as an experiment file
+	// (experiments.Config.WriteTOML): checkpoints record it, so that a run
+	// from a file resumes from its checkpoint alone (RecordedConfig).
+	Config string
 
 	given   map[string]bool // settings given on the command line, by flag name
 	k       *bptt.Checkpointer

@@ -20,18 +20,30 @@ const (
 	setCheckpoint = "checkpoint"
 	setEvery      = "checkpoint-every"
 	setRecompute  = "recompute"
+	setConfig     = "config"
 )
 
 // settings returns what a checkpoint of this run records. The paths are
 // absolute, so that the run resumes from any working directory.
 func (o *LongRun) settings() map[string]string {
-	return map[string]string{
+	s := map[string]string{
 		setDevice:     o.Device,
 		setOut:        absolute(o.Out),
 		setCheckpoint: absolute(o.Checkpoint),
 		setEvery:      strconv.Itoa(o.Every),
 		setRecompute:  strconv.Itoa(o.Recompute),
 	}
+	if o.Config != "" {
+		s[setConfig] = o.Config
+	}
+	return s
+}
+
+// RecordedConfig returns the experiment file a checkpoint's run recorded
+// (LongRun.Config), or "" if it recorded none (a checkpoint of a built-in
+// experiment before files existed, or of a command that does not say).
+func RecordedConfig(c *bptt.Checkpoint) string {
+	return c.Settings[setConfig]
 }
 
 // absolute returns path made absolute, or "" for "".

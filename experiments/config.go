@@ -1,0 +1,281 @@
+package experiments
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/dlca/dlca/circuit"
+	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/internal/jsonfile"
+)
+
+// Config is an experiment as data: every setting of a run, as an experiment
+// file (TOML, docs/config.md) holds it. Resolve turns it into the Experiment
+// that trains; the built-in experiments are Configs too, so a file printed
+// from one (WriteTOML) trains exactly what its name does.
+//
+// The toml tags are the file's keys; the json tags are the same keys in the
+// records a run leaves (run.json, the model file).
+type Config struct {
+	Name        string `toml:"name" json:"name" comment:"the run's label (checkpoints, run.json, pictures)"`
+	Description string `toml:"description,omitempty" json:"description,omitempty"`
+
+	// The cellular automaton (dlca.Config).
+	Height       int              `toml:"height" json:"height" comment:"training grid"`
+	Width        int              `toml:"width" json:"width"`
+	Channels     int              `toml:"channels" json:"channels" comment:"state bits per cell"`
+	Boundary     circuit.Boundary `toml:"boundary" json:"boundary" comment:"zero or periodic"`
+	Kernels      int              `toml:"kernels" json:"kernels" comment:"perception kernels"`
+	KernelLayers []int            `toml:"kernel_layers" json:"kernel_layers" comment:"perception layer widths: 9, 8, then unique-wired layers"`
+	UpdateLayers []int            `toml:"update_layers" json:"update_layers" comment:"update network layers; the last has channels gates"`
+	Wiring       string           `toml:"wiring" json:"wiring" comment:"unique (every input read at least once)"`
+	PassThrough  float64          `toml:"pass_through" json:"pass_through" comment:"initial logit of the pass-through gate"`
+	FireRate     float64          `toml:"fire_rate" json:"fire_rate" comment:"probability that a cell fires in an asynchronous step"`
+	WiringSeed   uint64           `toml:"wiring_seed" json:"wiring_seed"`
+
+	// Training (bptt.Setup, bptt.Run).
+	Seed         uint64 `toml:"seed" json:"seed" comment:"seeds the batches and fire masks"`
+	Batch        int    `toml:"batch" json:"batch" comment:"initial states per iteration"`
+	Steps        int    `toml:"steps" json:"steps" comment:"steps rolled out and backpropagated through"`
+	Iterations   int    `toml:"iterations" json:"iterations"`
+	Async        bool   `toml:"async" json:"async" comment:"train asynchronously (each cell fires with fire_rate)"`
+	LossChannels []int  `toml:"loss_channels" json:"loss_channels" comment:"channels compared with the target"`
+	Colour       bool   `toml:"colour" json:"colour" comment:"pictures paint channels 0, 1, 2 as red, green, blue"`
+
+	// The optimiser (bptt.Optimizer): AdamW with gradient clipping.
+	LR          float64    `toml:"lr" json:"lr" comment:"learning rate"`
+	Betas       [2]float64 `toml:"betas" json:"betas"`
+	Eps         float64    `toml:"eps" json:"eps"`
+	WeightDecay float64    `toml:"weight_decay" json:"weight_decay"`
+	Clip        float64    `toml:"clip" json:"clip" comment:"gradient norm clip"`
+
+	Init   InitSpec    `toml:"init" json:"init"`
+	Target TargetSpec  `toml:"target" json:"target"`
+	Checks []CheckSpec `toml:"checks" json:"checks" comment:"run on the trained circuit (dlca check)"`
+
+	// source names the file c was read from and where says where each key
+	// was set ("file.toml:12", "-set"), for errors; both empty for a
+	// built-in experiment.
+	source string
+	where  map[string]string
+}
+
+// InitSpec is the initial state of every training grid ([init]).
+type InitSpec struct {
+	// Kind is random (every bit uniform), centre (zeros but the centre
+	// cell), zeros, or file (a state read from File).
+	Kind string `toml:"kind" json:"kind" comment:"random, centre, zeros or file"`
+	// Channels are the centre cell's channels set to 1 (centre; all when
+	// empty).
+	Channels []int `toml:"channels,omitempty" json:"channels,omitempty"`
+	Picture
+}
+
+// TargetSpec is the wanted final state of the loss channels ([target]).
+type TargetSpec struct {
+	// Kind is png (a picture, File) or one of the built-in targets:
+	// checkerboard, gameoflife (one step of Life from the initial state),
+	// lizard, colour-g.
+	Kind string `toml:"kind" json:"kind" comment:"png, checkerboard, gameoflife, lizard or colour-g"`
+	Picture
+}
+
+// Picture says how a state file becomes bits: a PNG through Threshold (one
+// channel) or Palette (colours to channel bits), or a NumPy .npy file of
+// 0/1 values [H, W, C] (see package internal/state).
+type Picture struct {
+	File      string  `toml:"file,omitempty" json:"file,omitempty" comment:"PNG or .npy, relative to this file"`
+	Threshold float64 `toml:"threshold,omitempty" json:"threshold,omitempty" comment:"PNG without palette: grey level above it is 1"`
+	Channel   int     `toml:"channel,omitempty" json:"channel,omitempty" comment:"with threshold: the channel the bits go to (init only)"`
+	// Palette maps colours ("#rrggbb") to channel bits.
+	Palette map[string][]int `toml:"palette,omitempty" json:"palette,omitempty"`
+}
+
+// CheckSpec is one check to run on the trained circuit ([[checks]]). Which
+// of the numbers a kind takes is in checkKinds.
+type CheckSpec struct {
+	Kind        string `toml:"kind" json:"kind"`
+	Size        int    `toml:"size,omitempty" json:"size,omitempty"`
+	Steps       int    `toml:"steps,omitempty" json:"steps,omitempty"`
+	Hole        int    `toml:"hole,omitempty" json:"hole,omitempty"`
+	HealAfter   int    `toml:"heal_after,omitempty" json:"heal_after,omitempty"`
+	Square      int    `toml:"square,omitempty" json:"square,omitempty"`
+	EitherPhase bool   `toml:"either_phase,omitempty" json:"either_phase,omitempty"`
+}
+
+// Defaults returns the settings a file need not give: the paper's
+// optimiser, pass-through logit and fire rate, unique wiring, a zero
+// boundary, seeds 23, random initial bits.
+func Defaults() Config {
+	return Config{
+		Boundary: circuit.Zero, Wiring: "unique", PassThrough: dlca.DefaultPassThrough, FireRate: dlca.DefaultFireRate,
+		WiringSeed: 23, Seed: 23,
+		LR: 0.05, Betas: [2]float64{0.9, 0.99}, Eps: 1e-8, WeightDecay: 0.01, Clip: 100,
+		Init: InitSpec{Kind: "random"},
+	}
+}
+
+// Load reads an experiment file. Settings it leaves out take their
+// Defaults; Name defaults to the file's name without its extension.
+// Relative paths in it are taken from the file's folder and made absolute.
+// Unknown keys and values of the wrong type are errors naming the key and
+// its line. Load does not check the combination: Resolve does.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the experiment file: %w", err)
+	}
+	c, err := Parse(data, path)
+	if err != nil {
+		return nil, err
+	}
+	if c.Name == "" {
+		c.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	c.absPaths(filepath.Dir(path))
+	return c, nil
+}
+
+// Parse reads an experiment file's text, source naming it in errors.
+// Relative paths stay as they are (Load resolves them).
+func Parse(data []byte, source string) (*Config, error) {
+	c := Defaults()
+	c.source, c.where = source, map[string]string{}
+	if err := decode(data, &c, source); err != nil {
+		return nil, err
+	}
+	for key, line := range keyLines(data) {
+		c.where[key] = fmt.Sprintf("%s:%d", source, line)
+	}
+	return &c, nil
+}
+
+// decode decodes TOML data into c strictly (unknown keys are errors),
+// keeping what data does not set. Errors name source, the line and the key.
+func decode(data []byte, c *Config, source string) error {
+	d := toml.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	err := d.Decode(c)
+	if err == nil {
+		return nil
+	}
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) {
+		var errs []error
+		for _, e := range strict.Errors {
+			row, _ := e.Position()
+			errs = append(errs, fmt.Errorf("%s:%d: unknown key %s (docs/config.md lists the keys)", source, row, strings.Join(e.Key(), ".")))
+		}
+		return errors.Join(errs...)
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, _ := de.Position()
+		msg := strings.TrimPrefix(de.Error(), "toml: ")
+		if key := de.Key(); len(key) > 0 {
+			return fmt.Errorf("%s:%d: %s: %s", source, row, strings.Join(key, "."), msg)
+		}
+		return fmt.Errorf("%s:%d: %s", source, row, msg)
+	}
+	return fmt.Errorf("%s: %w", source, err)
+}
+
+// Set changes one setting, as the command line's -set key=value does: key
+// is the file's key, dotted for a table's ("lr", "target.file"), and value
+// a TOML value; a value that is not one is taken as a string
+// (boundary=periodic). Relative paths are taken from the working folder.
+// The [[checks]] are changed in a file, not with Set.
+func (c *Config) Set(key, value string) error {
+	key = strings.TrimSpace(key)
+	if key == "" {
+		return fmt.Errorf("-set %q: want key=value, e.g. lr=0.03", key+"="+value)
+	}
+	source := "-set " + key
+	doc := key + " = " + value
+	var probe map[string]any
+	if err := toml.Unmarshal([]byte(doc), &probe); err != nil {
+		doc = key + " = " + quote(value)
+	}
+	if err := decode([]byte(doc), c, source); err != nil {
+		// The message already names the key; drop the document's line.
+		return errors.New(strings.Replace(err.Error(), source+":1: ", "-set: ", 1))
+	}
+	if c.where == nil {
+		c.where = map[string]string{}
+	}
+	c.where[key] = "-set"
+	c.absPaths(".")
+	return nil
+}
+
+// quote returns s as a TOML basic string.
+func quote(s string) string {
+	b, _ := toml.Marshal(map[string]string{"v": s})
+	return strings.TrimSpace(strings.TrimPrefix(string(b), "v = "))
+}
+
+// absPaths makes the relative file paths in c absolute, from dir.
+func (c *Config) absPaths(dir string) {
+	for _, p := range []*string{&c.Init.File, &c.Target.File} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			if abs, err := filepath.Abs(filepath.Join(dir, *p)); err == nil {
+				*p = abs
+			}
+		}
+	}
+}
+
+// WriteTOML writes c as an experiment file, every setting spelled out, so
+// that Load of what it wrote gives c again.
+func (c *Config) WriteTOML(w io.Writer) error {
+	fmt.Fprintf(w, "# dlca experiment file (docs/config.md): train it with dlca train -config FILE\n\n")
+	enc := toml.NewEncoder(w)
+	enc.SetIndentTables(false)
+	return enc.Encode(c)
+}
+
+// Clone returns a deep copy of c.
+func (c *Config) Clone() *Config {
+	d := *c
+	d.KernelLayers = append([]int(nil), c.KernelLayers...)
+	d.UpdateLayers = append([]int(nil), c.UpdateLayers...)
+	d.LossChannels = append([]int(nil), c.LossChannels...)
+	d.Init.Channels = append([]int(nil), c.Init.Channels...)
+	d.Init.Palette = clonePalette(c.Init.Palette)
+	d.Target.Palette = clonePalette(c.Target.Palette)
+	d.Checks = append([]CheckSpec(nil), c.Checks...)
+	d.where = map[string]string{}
+	for k, v := range c.where {
+		d.where[k] = v
+	}
+	return &d
+}
+
+func clonePalette(p map[string][]int) map[string][]int {
+	if p == nil {
+		return nil
+	}
+	q := make(map[string][]int, len(p))
+	for k, v := range p {
+		q[k] = append([]int(nil), v...)
+	}
+	return q
+}
+
+// FromRecord reads the JSON record of a configuration (what a model file
+// and run.json hold), source naming it in errors.
+func FromRecord(record []byte, source string) (*Config, error) {
+	c := Defaults()
+	if err := jsonfile.Decode(bytes.NewReader(record), &c); err != nil {
+		return nil, fmt.Errorf("%s: its experiment record: %w", source, err)
+	}
+	c.source, c.where = source, map[string]string{}
+	return &c, nil
+}
