@@ -29,7 +29,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	emit := fs.String("emit", "", "write a batch script instead of running here: slurm (a job array, DIR/sweep.sbatch)")
 	submit := fs.Bool("submit", false, "with -emit slurm: submit the script with sbatch and print the job id")
 	var sl sweep.Slurm
-	fs.StringVar(&sl.Dlca, "dlca", "", "with -emit slurm: the dlca executable the tasks run, as the cluster's nodes see it (default: this one)")
+	fs.StringVar(&sl.Dlca, "dlca", "", "the dlca executable each run calls; with -emit slurm, as the cluster's nodes see it (default: this one)")
 	fs.StringVar(&sl.Time, "time", "4:00:00", "with -emit slurm: time limit of each run (sbatch --time)")
 	fs.StringVar(&sl.Mem, "mem", "4G", "with -emit slurm: memory of each run (sbatch --mem)")
 	fs.IntVar(&sl.CPUs, "cpus", 1, "with -emit slurm: CPUs of each run (sbatch --cpus-per-task; also its GOMAXPROCS)")
@@ -74,7 +74,7 @@ See docs/sweeps.md.
 	if err != nil {
 		return err
 	}
-	plan, err := f.Expand(nil)
+	plan, err := f.Expand(resolveRun)
 	if err != nil {
 		return err
 	}
@@ -90,9 +90,11 @@ See docs/sweeps.md.
 		sl.Device = *device
 		return emitSlurm(ctx, sl, dir, plan, *submit, stdout)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("cannot find the dlca executable to run the trainings: %w", err)
+	self := sl.Dlca
+	if self == "" {
+		if self, err = os.Executable(); err != nil {
+			return fmt.Errorf("cannot find the dlca executable to run the trainings: %w; name it with -dlca", err)
+		}
 	}
 	local := sweep.Local{Dlca: self, Jobs: *jobs, Device: *device, Out: stderr, TTY: isTerminal(stderr)}
 	runErr := local.Run(ctx, dir, plan)
@@ -102,6 +104,24 @@ See docs/sweeps.md.
 		}
 	}
 	return runErr
+}
+
+// resolveRun is the sweep's resolver: a run's whole configuration, as
+// dlca train makes it from the base and the run's settings (-set), checked
+// the way dlca train checks it before training.
+func resolveRun(experiment, file string, set []sweep.Setting) (any, error) {
+	var sets []string
+	for _, s := range set {
+		sets = append(sets, s.String())
+	}
+	cfg, err := experimentConfig(experiment, file, sets)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cfg.Resolve(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
 }
 
 // emitSlurm writes the sweep's sbatch script and, with submit, submits it.

@@ -202,11 +202,18 @@ func join(prefix, key string) string {
 	return prefix + "." + key
 }
 
-// value writes a TOML value as dlca train -set takes it: a number, a
-// boolean or a string as is, a list as a TOML array.
+// value writes a TOML value as dlca train -set takes it (TOML, or a bare
+// string): a number, a boolean or a string as is, a list as a TOML array;
+// a string that would read as another value ("true", "12") is quoted.
 func value(v any) (string, error) {
 	switch v := v.(type) {
 	case string:
+		var probe map[string]any
+		if toml.Unmarshal([]byte("v = "+v), &probe) == nil {
+			if _, isString := probe["v"].(string); !isString {
+				return strconv.Quote(v), nil
+			}
+		}
 		return v, nil
 	case int64:
 		return strconv.FormatInt(v, 10), nil

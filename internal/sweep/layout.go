@@ -37,7 +37,7 @@ func (p *Plan) settingArgs(r Run) []string {
 		args = []string{"-config", p.Config}
 	}
 	for _, s := range r.Set {
-		args = append(args, setFlag(s)...)
+		args = append(args, "-set", s.String())
 	}
 	return args
 }
@@ -46,16 +46,4 @@ func (p *Plan) settingArgs(r Run) []string {
 // whose checkpoint is in out.
 func ResumeArgs(out, device string) []string {
 	return []string{"train", "-resume", filepath.Join(out, checkpointName), "-device", device}
-}
-
-// setFlag is the dlca train flag that gives setting s.
-func setFlag(s Setting) []string {
-	// Until dlca train takes -set, the settings it has flags for.
-	switch s.Key {
-	case "seed", "iterations":
-		return []string{"-" + s.Key, s.Value}
-	case "wiring_seed":
-		return []string{"-wiring-seed", s.Value}
-	}
-	return []string{"-set", s.String()}
 }

@@ -66,10 +66,8 @@ seed = [23, 5]
 		t.Errorf("base %q %q, sweep %q", p.Experiment, p.Config, p.Sweep)
 	}
 	args := p.TrainArgs(r, "/out/x", "gpu")
-	if got := strings.Join(args, " "); !strings.HasPrefix(got, "train -experiment lizard ") ||
-		!strings.HasSuffix(got, " -device gpu -out /out/x") ||
-		strings.Count(got, "200") != 1 || strings.Count(got, " 5 ")+strings.Count(got, "=5 ") != 1 {
-		t.Errorf("train args %q", got)
+	if got, want := strings.Join(args, " "), "train -experiment lizard -set iterations=200 -set seed=5 -set wiring_seed=2 -device gpu -out /out/x"; got != want {
+		t.Errorf("train args %q, want %q", got, want)
 	}
 }
 

@@ -81,8 +81,7 @@ func TestSlurmTask(t *testing.T) {
 	b, _ := os.ReadFile(calls)
 	got := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if len(got) != 2 ||
-		got[0] != "train -experiment checkerboard-small -set iterations=20 -set note=it's -set seed=1 -device cpu -out "+RunDir(dir, names["1"]) &&
-			got[0] != "train -experiment checkerboard-small -iterations 20 -set note=it's -seed 1 -device cpu -out "+RunDir(dir, names["1"]) ||
+		got[0] != "train -experiment checkerboard-small -set iterations=20 -set note=it's -set seed=1 -device cpu -out "+RunDir(dir, names["1"]) ||
 		got[1] != "train -resume "+filepath.Join(RunDir(dir, names["2"]), checkpointName)+" -device cpu" {
 		t.Errorf("dlca calls:\n%s\nwant a new run 1, run 2 resumed, nothing for the finished run 3", b)
 	}
