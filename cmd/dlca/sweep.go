@@ -187,7 +187,8 @@ func collect(ctx context.Context, dir string, plan *sweep.Plan, stdout, stderr i
 		fmt.Fprintln(stdout, "no run has finished: no results page yet")
 		return nil
 	}
-	return runResults(ctx, []string{"-force", "-out", filepath.Join(dir, "results.md"), dir}, stdout, stderr)
+	// The counts are said already: results need not say them again.
+	return runResults(ctx, []string{"-force", "-out", filepath.Join(dir, "results.md"), dir}, stdout, io.Discard)
 }
 
 // sweepRuns returns the folders of the finished runs of the sweep in dir

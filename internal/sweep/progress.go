@@ -27,7 +27,8 @@ type board struct {
 	began    time.Time
 	running  []*runLine // in start order
 	totals   []int      // iterations of the runs seen so far, for the ETA of those not started
-	drawn    int        // lines of the live block on screen (tty)
+	live     bool       // the live block is on screen (tty, between start and stop)
+	drawn    int        // lines of the live block on screen
 }
 
 func newBoard(w io.Writer, tty bool, total, finished int) *board {
@@ -130,14 +131,14 @@ func (b *board) event(line string) { b.print(line, false) }
 func (b *board) print(line string, overall bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.tty {
+	if b.live {
 		b.erase()
 		fmt.Fprintln(b.w, line)
 		b.draw()
 		return
 	}
 	fmt.Fprintln(b.w, line)
-	if overall {
+	if overall && !b.tty {
 		fmt.Fprintln(b.w, b.overall())
 	}
 }
@@ -148,6 +149,10 @@ func (b *board) start() (stop func()) {
 	if !b.tty {
 		return func() {}
 	}
+	b.mu.Lock()
+	b.live = true
+	b.draw()
+	b.mu.Unlock()
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -170,6 +175,7 @@ func (b *board) start() (stop func()) {
 		wg.Wait()
 		b.mu.Lock()
 		b.erase()
+		b.live = false
 		b.mu.Unlock()
 	}
 }
