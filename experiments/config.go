@@ -54,7 +54,7 @@ type Config struct {
 	Betas       [2]float64 `toml:"betas" json:"betas"`
 	Eps         float64    `toml:"eps" json:"eps"`
 	WeightDecay float64    `toml:"weight_decay" json:"weight_decay"`
-	Clip        float64    `toml:"clip" json:"clip" comment:"gradient norm clip"`
+	Clip        float64    `toml:"clip" json:"clip" comment:"every gradient element is clipped to [-clip, clip]"`
 
 	Init   InitSpec    `toml:"init" json:"init"`
 	Target TargetSpec  `toml:"target" json:"target"`
@@ -191,7 +191,8 @@ func decode(data []byte, c *Config, source string) error {
 // is the file's key, dotted for a table's ("lr", "target.file"), and value
 // a TOML value; a value that is not one is taken as a string
 // (boundary=periodic). Relative paths are taken from the working folder.
-// The [[checks]] are changed in a file, not with Set.
+// The checks are replaced as a whole, as an array of inline tables
+// (checks=[] runs none).
 func (c *Config) Set(key, value string) error {
 	key = strings.TrimSpace(key)
 	if key == "" {

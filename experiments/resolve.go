@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/internal/safefile"
 	"github.com/dlca/dlca/internal/state"
 )
 
@@ -28,6 +30,9 @@ func (c *Config) Resolve() (*Experiment, error) {
 	}
 	if c.Wiring != "unique" {
 		p.add("wiring", "%q: the one wiring is unique (each layer reads every input of the layer before at least once)", c.Wiring)
+	}
+	if err := safefile.CheckName("name", c.Name); err != nil {
+		p.errs = append(p.errs, fmt.Errorf("%s%w", c.at("name"), err))
 	}
 	p.model(model.Validate())
 	c.checkTraining(p)
@@ -276,6 +281,10 @@ func (p *problems) noPicture(table, kind string, pic Picture) {
 func (c *Config) picture(p *problems, table string, pic Picture, channels int) *state.Grid {
 	if pic.File == "" {
 		p.add(table+".file", "missing: name a .png or .npy file")
+		return nil
+	}
+	if strings.EqualFold(filepath.Ext(pic.File), ".npy") && (len(pic.Palette) > 0 || pic.Threshold != 0 || pic.Channel != 0) {
+		p.add(table, "threshold, channel and palette are for PNG pictures; a .npy file holds the bits themselves")
 		return nil
 	}
 	g, err := state.Load(pic.File, state.Mapping{Palette: pic.Palette, Threshold: pic.Threshold, Channel: pic.Channel}, channels)

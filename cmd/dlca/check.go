@@ -16,7 +16,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("dlca check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "model file (required)")
-	name := fs.String("experiment", "checkerboard", "experiment whose checks to run")
+	name := fs.String("experiment", "", "built-in experiment whose checks to run (default: the experiment the model records, else checkerboard)")
 	gifs := fs.String("gifs", "", "directory to write one animation per check into")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -69,13 +69,32 @@ func checkGIF(dir, name string) string {
 }
 
 // loadModel loads a model file and the experiment it is to be run as,
-// checking that they fit together.
+// checking that they fit together: the built-in experiment named, or when
+// experiment is "" the one the model records (dlca train records it),
+// else the checkerboard.
 func loadModel(path, experiment string) (*experiments.Experiment, *dlca.Model, error) {
-	e, err := experiments.Get(experiment)
+	var cfg *experiments.Config
+	var err error
+	if experiment != "" {
+		if cfg, err = experiments.Builtin(experiment); err != nil {
+			return nil, nil, err
+		}
+	}
+	m, err := dlca.Load(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := dlca.Load(path)
+	switch {
+	case cfg != nil:
+	case m.Experiment != nil:
+		cfg, err = experiments.FromRecord(m.Experiment, path)
+	default:
+		cfg, err = experiments.Builtin("checkerboard")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := cfg.Resolve()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -16,7 +16,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("dlca eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "model file (required)")
-	name := fs.String("experiment", "checkerboard", "experiment whose initial state and target to use")
+	name := fs.String("experiment", "", "built-in experiment whose initial state and target to use (default: the experiment the model records, else checkerboard)")
 	size := fs.Int("size", 64, "grid height and width")
 	steps := fs.Int("steps", 80, "steps to run")
 	hard := fs.Bool("hard", true, "run the discretised circuit on bits")
