@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -129,4 +130,54 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestSweepExamples: the example sweeps of examples/sweeps plan as their
+// comments say, each run's resolved configuration holding its settings,
+// and their Slurm scripts ask for one task per run.
+func TestSweepExamples(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		runs  int
+		check func(r sweep.Run) string // what is wrong with run r's resolved configuration
+	}{
+		{"lizard-wirings.toml", 16, func(r sweep.Run) string {
+			c := r.Resolved.(map[string]any)
+			if c["name"] != "lizard" || c["seed"] != 23.0 || "wiring_seed-"+fmt.Sprint(c["wiring_seed"]) != r.Name {
+				return fmt.Sprintf("name %v, seed %v, wiring seed %v", c["name"], c["seed"], c["wiring_seed"])
+			}
+			return ""
+		}},
+		{"ring-lr.toml", 9, func(r sweep.Run) string {
+			c := r.Resolved.(map[string]any)
+			if c["name"] != "ring" || c["iterations"] != 1000.0 || fmt.Sprintf("lr-%v_wiring_seed-%v", c["lr"], c["wiring_seed"]) != r.Name {
+				return fmt.Sprintf("name %v, iterations %v, lr %v, wiring seed %v", c["name"], c["iterations"], c["lr"], c["wiring_seed"])
+			}
+			return ""
+		}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			dir := t.TempDir()
+			code, out, errs := runCmd("sweep", "-config", filepath.Join("..", "..", "examples", "sweeps", tc.file), "-out", dir, "-emit", "slurm", "-dlca", "/usr/local/bin/dlca")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s%s", code, out, errs)
+			}
+			plan, err := sweep.ReadPlan(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Runs) != tc.runs {
+				t.Fatalf("%d runs, want %d", len(plan.Runs), tc.runs)
+			}
+			for _, r := range plan.Runs {
+				if wrong := tc.check(r); wrong != "" {
+					t.Errorf("run %s resolves to %s", r.Name, wrong)
+				}
+			}
+			script := string(mustRead(t, filepath.Join(dir, sweep.ScriptName)))
+			if !strings.Contains(script, fmt.Sprintf("#SBATCH --array=0-%d\n", tc.runs-1)) || !strings.Contains(script, "dlca=/usr/local/bin/dlca\n") {
+				t.Errorf("script:\n%s", script)
+			}
+		})
+	}
 }
