@@ -63,19 +63,19 @@ func (c *cancelOn) Write(p []byte) (int, error) {
 // interrupted one resumes from its checkpoint, the last starts), and ends
 // with the same models, bit for bit, as a sweep that ran without a break.
 func TestSweepResume(t *testing.T) {
-	file, dlca := writeSweep(t, 100), dlcaWrapper(t)
+	file, dlca := writeSweep(t, 60), dlcaWrapper(t)
 	whole, broken := t.TempDir(), t.TempDir()
-	args := func(out string) []string {
-		return []string{"sweep", "-config", file, "-out", out, "-jobs", "1", "-dlca", dlca}
+	args := func(out string, jobs string) []string {
+		return []string{"sweep", "-config", file, "-out", out, "-jobs", jobs, "-dlca", dlca}
 	}
-	if code, _, errs := runCmd(args(whole)...); code != 0 {
+	if code, _, errs := runCmd(args(whole, "3")...); code != 0 {
 		t.Fatalf("uninterrupted sweep: exit %d\n%s", code, errs)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stderr := &cancelOn{trigger: "seed-2: iter", cancel: cancel}
-	if code := run(ctx, args(broken), &bytes.Buffer{}, stderr); code == 0 {
+	if code := run(ctx, args(broken, "1"), &bytes.Buffer{}, stderr); code == 0 {
 		t.Fatalf("interrupted sweep: exit 0\n%s", stderr.buf.String())
 	}
 	if !strings.Contains(stderr.buf.String(), "run the same command again") {
@@ -94,7 +94,7 @@ func TestSweepResume(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	code, out, errs := runCmd(args(broken)...)
+	code, out, errs := runCmd(args(broken, "1")...)
 	if code != 0 {
 		t.Fatalf("sweep run again: exit %d\n%s", code, errs)
 	}
