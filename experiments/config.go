@@ -195,8 +195,8 @@ func decode(data []byte, c *Config, source string) error {
 // (checks=[] runs none).
 func (c *Config) Set(key, value string) error {
 	key = strings.TrimSpace(key)
-	if key == "" {
-		return fmt.Errorf("-set %q: want key=value, e.g. lr=0.03", key+"="+value)
+	if key == "" || strings.ContainsAny(key+value, "\n\r") {
+		return fmt.Errorf("-set %q: want key=value on one line, e.g. lr=0.03", key+"="+value)
 	}
 	source := "-set " + key
 	doc := key + " = " + value

@@ -194,6 +194,7 @@ func TestSet(t *testing.T) {
 		{"lr", "fast", "lr:"},
 		{"target.colour", "1", "unknown key target.colour"},
 		{"", "1", "want key=value"},
+		{"lr", "0.1\nsteps = 3", "on one line"},
 	} {
 		if err := c.Set(tc.key, tc.value); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Fatalf("Set(%q, %q): error %v, want one saying %q", tc.key, tc.value, err, tc.want)

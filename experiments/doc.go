@@ -1,7 +1,14 @@
-// Package experiments holds the paper's experiments as data: each file
-// registers one Experiment (model config, training settings, initial state,
-// target, loss channels and the checks to run after training). Adding an
-// experiment means adding one such file; the dlca command lists them.
+// Package experiments holds experiments as data. A Config is everything a
+// run is (model, training settings, optimiser, initial state, target, the
+// checks to run after training) and reads from and prints as an experiment
+// file (TOML, docs/config.md): Load, Parse, Set (the command line's -set),
+// WriteTOML. Resolve checks a Config, naming the key and line of every
+// problem, and returns the Experiment that trains.
+//
+// The paper's experiments are built-in Configs: each file registers one
+// (Register), so that dlca config -experiment NAME prints it and a file
+// printed so trains exactly what the name does. Adding a built-in
+// experiment means adding one such file; anyone else writes a file.
 //
 // Checks run the hard circuit (dlca.Circuit) from a fixed seed, so that a
 // model always gets the same verdict.

@@ -150,7 +150,11 @@ func TestResumeConfigRun(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "lr = 0.1") || !strings.Contains(errs, "lr = 0.05") {
 		t.Fatalf("-set lr on resume: exit %d, %q; want a refusal naming both learning rates", code, errs)
 	}
-	dlcaOK(t, "train", "-resume", ckpt, "-iterations", "4", "-quiet")
+	code, _, errs = runCmd("train", "-resume", ckpt, "-iterations", "4", "-set", "seed=5", "-quiet")
+	if code != 1 || !strings.Contains(errs, "seed = 5") {
+		t.Fatalf("-set seed on resume: exit %d, %q; want a refusal naming the seed", code, errs)
+	}
+	dlcaOK(t, "train", "-resume", ckpt, "-set", "iterations=4", "-quiet")
 	sameFile(t, filepath.Join(whole, "model.json"), filepath.Join(parts, "model.json"))
 	if r := runRecordOf(t, parts); r.Experiment != "tiny-ring" || len(r.Metrics) != 4 || len(r.Checks) != 1 || r.Checks[0].Name != "grow" {
 		t.Fatalf("resumed run record: %+v", r)

@@ -158,9 +158,9 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // trainConfig returns the configuration dlca train trains: that of the
 // experiment file, or of the built-in -experiment, with the -set changes,
 // then the -seed, -wiring-seed and -iterations flags where given. With
-// -resume it is the checkpoint's run: its recorded configuration unless
-// -config or -experiment is given (and then they must agree with it), its
-// seeds and, unless -iterations is given, its iterations. It sets long's
+// -resume it starts from the checkpoint's run: its recorded configuration
+// unless -config or -experiment is given, its seeds and iterations; what
+// comes out must be that run, but for more iterations. It sets long's
 // Experiment (the run's label) and Config (what checkpoints record).
 func trainConfig(fs *flag.FlagSet, long *runctl.LongRun, file string, sets []string, resumed *bptt.Checkpoint) (*experiments.Config, error) {
 	given := map[string]bool{}
@@ -184,16 +184,20 @@ func trainConfig(fs *flag.FlagSet, long *runctl.LongRun, file string, sets []str
 	} else {
 		cfg = cfg.Clone()
 	}
+	if resumed != nil {
+		// The run's (long.Resumed took them from the checkpoint).
+		cfg.Seed, cfg.WiringSeed, cfg.Iterations = long.Seed, long.WiringSeed, long.Iterations
+	}
 	if err := applySets(cfg, sets); err != nil {
 		return nil, err
 	}
-	if given["seed"] || resumed != nil {
+	if given["seed"] {
 		cfg.Seed = long.Seed
 	}
-	if given["wiring-seed"] || resumed != nil {
+	if given["wiring-seed"] {
 		cfg.WiringSeed = long.WiringSeed
 	}
-	if long.Iterations > 0 {
+	if given["iterations"] && long.Iterations > 0 {
 		cfg.Iterations = long.Iterations
 	}
 	if recorded != nil {
@@ -209,6 +213,7 @@ func trainConfig(fs *flag.FlagSet, long *runctl.LongRun, file string, sets []str
 		return nil, err
 	}
 	long.Experiment, long.Config = cfg.Name, text.String()
+	long.Seed, long.WiringSeed, long.Iterations = cfg.Seed, cfg.WiringSeed, cfg.Iterations
 	return cfg, nil
 }
 

@@ -1,3 +1,8 @@
+//go:build !js
+
+// NOTE: not in WebAssembly builds: the browser training page (web/trainwasm)
+// reads no files, and npyio would add 1.4 MB to its 12 MB (npy_js.go).
+
 package state
 
 import (
