@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -120,6 +121,36 @@ func TestSweepResume(t *testing.T) {
 	}
 	if bytes.Equal(mustRead(t, filepath.Join(sweep.RunDir(whole, plan.Runs[0].Name), "model.json")), mustRead(t, filepath.Join(sweep.RunDir(whole, plan.Runs[1].Name), "model.json"))) {
 		t.Errorf("runs of different seeds trained the same model: the seeds did not reach dlca train")
+	}
+}
+
+// TestSweepFailedRun: a run that fails is recorded as failed with its
+// reason while the others finish; the sweep exits 1, the results page holds
+// the others, and running the sweep again retries the failed run alone.
+func TestSweepFailedRun(t *testing.T) {
+	file, dlca, dir := writeSweep(t, 10), dlcaWrapper(t), t.TempDir()
+	failing := filepath.Join(t.TempDir(), "dlca")
+	script := "#!/bin/bash\ncase \"$*\" in *seed=2*) echo 'dlca train: the disk is full' >&2; exit 3 ;; esac\nexec " + dlca + " \"$@\"\n"
+	if err := os.WriteFile(failing, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCmd("sweep", "-config", file, "-out", dir, "-dlca", failing)
+	if code != 1 || !strings.Contains(errs, "1 of 3 runs failed") || !strings.Contains(errs, "the disk is full") {
+		t.Fatalf("sweep with a failing run: exit %d\n%s", code, errs)
+	}
+	code, out, _ := runCmd("sweep", "-status", dir)
+	if code != 0 || !strings.Contains(out, "3 runs: 2 finished, 1 failed, 0 unfinished, 0 missing") || !regexp.MustCompile(`seed-2 +failed +exit status 3: dlca train: the disk is full`).MatchString(out) {
+		t.Errorf("status after a failed run: exit %d\n%s", code, out)
+	}
+	if page := string(mustRead(t, filepath.Join(dir, "results.md"))); strings.Count(page, "| checkerboard-small | ") != 3 { // 2 runs and the summary
+		t.Errorf("results page of 2 finished runs:\n%s", page)
+	}
+	code, _, errs = runCmd("sweep", "-config", file, "-out", dir, "-dlca", dlca)
+	if code != 0 || !strings.Contains(errs, "2 finished already; training 1") {
+		t.Fatalf("sweep run again: exit %d\n%s", code, errs)
+	}
+	if code, out, errs = runCmd("results", dir); code != 0 || !strings.Contains(errs, "3 runs: 3 finished") || !strings.Contains(out, "results.md (3 runs)") {
+		t.Errorf("dlca results %s: exit %d\n%s%s", dir, code, out, errs)
 	}
 }
 
