@@ -28,7 +28,8 @@ var commands = []command{
 	{"check", "run an experiment's checks (generalisation, damage) on a saved model", runCheck},
 	{"gap", "show where a saved model's circuit parts from its soft model (gate confidence, drift per step)", runGap},
 	{"export", "write a saved model's circuit as Verilog, C, DigitalJS, DOT or JSON", runExport},
-	{"results", "regenerate docs/RESULTS.md from saved runs", runResults},
+	{"results", "regenerate docs/RESULTS.md from saved runs or sweeps", runResults},
+	{"sweep", "train many runs from one sweep file, here or as a Slurm job array", runSweep},
 	{"config", "print an experiment as an experiment file (a built-in one, a file with -set changes, a model's)", runConfig},
 	{"list", "list the experiments", runList},
 }

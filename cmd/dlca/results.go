@@ -28,7 +28,7 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	img := fs.String("img", "", "directory to copy the pictures of each experiment's first run into (none if empty)")
 	force := fs.Bool("force", false, "replace an existing -out page and existing pictures in -img")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: dlca results -out FILE [-force] [-img DIR] RUNDIR...\n\nRUNDIR is a directory written by dlca train (it holds run.json); others are skipped with a note.")
+		fmt.Fprintln(fs.Output(), "usage: dlca results -out FILE [-force] [-img DIR] RUNDIR...\n       dlca results SWEEPDIR   (writes SWEEPDIR/results.md)\n\nRUNDIR is a directory written by dlca train (it holds run.json; other paths are\nskipped with a note); a sweep's folder (dlca sweep -out) stands for its finished runs.")
 		fs.PrintDefaults()
 	}
 	if err := runctl.ParseFlags(fs, args, stdout); errors.Is(err, flag.ErrHelp) {
@@ -39,6 +39,14 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if fs.NArg() == 0 {
 		fs.Usage()
 		return errUsage
+	}
+	dirs, sweeps, err := expandSweeps(fs.Args(), stderr)
+	if err != nil {
+		return err
+	}
+	if *out == "" && fs.NArg() == 1 && len(sweeps) == 1 {
+		// A sweep's page is the sweep's own, regenerated each time.
+		*out, *force = filepath.Join(sweeps[0], "results.md"), true
 	}
 	if *out == "" {
 		return errors.New("-out is required: the markdown file to write (docs/RESULTS.md for this repository's page, - to print it)")
@@ -54,7 +62,7 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var runs []runRecord
 	var copies []pictureCopy
 	pictures := map[int][]string{}
-	for _, dir := range fs.Args() {
+	for _, dir := range dirs {
 		if err := interrupted(ctx); err != nil {
 			return err
 		}
@@ -120,6 +128,28 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // folder at all (not a folder, or no run.json in it), as opposed to a run
 // whose record is damaged.
 var errNotRun = errors.New("not a training run folder")
+
+// expandSweeps returns the run folders args stand for: a sweep's folder
+// stands for its finished runs (what the others are doing is said on
+// stderr), any other folder for itself. sweeps are the sweeps' folders.
+func expandSweeps(args []string, stderr io.Writer) (dirs, sweeps []string, err error) {
+	for _, a := range args {
+		runs, summary, ok, err := sweepRuns(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			dirs = append(dirs, a)
+			continue
+		}
+		fmt.Fprintln(stderr, summary)
+		if len(runs) == 0 {
+			return nil, nil, fmt.Errorf("sweep %s has no finished run yet: dlca sweep -status %s shows where they stand", a, a)
+		}
+		dirs, sweeps = append(dirs, runs...), append(sweeps, a)
+	}
+	return dirs, sweeps, nil
+}
 
 // readRun reads the run.json of run directory dir, strictly, and checks the
 // experiment name it holds, which becomes part of picture file names.
