@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/dlca"
@@ -145,9 +146,26 @@ func faultCheck(size, steps, hole, allow int) Check {
 		if wrong > 0 {
 			detail += fmt.Sprintf(", the nearest %d cells from the hole", nearestWrong(e, &frames[steps], hole))
 		}
-		detail += fmt.Sprintf("; %d after %d steps (0 expected)", later, 2*steps)
+		detail += fmt.Sprintf(faultLaterFormat, later, 2*steps)
 		return CheckResult{Name: name, Passed: wrong <= allow, Wrong: wrong, Frames: frames, Detail: detail}
 	}}
+}
+
+// faultLaterFormat ends the Detail of a fault-tolerance result: the wrong
+// cells after twice the steps, and that number of steps.
+const faultLaterFormat = "; %d after %d steps (0 expected)"
+
+// FaultLater reads from a fault-tolerance result's Detail the wrong cells
+// outside the hole after twice the check's steps, and that number of steps
+// (run.json records them there only). ok is false for any other result and
+// for one from before the check went on (older run.json files).
+func FaultLater(r CheckResult) (wrong, steps int, ok bool) {
+	i := strings.LastIndex(r.Detail, "; ")
+	if r.Name != "fault-tolerance" || i < 0 {
+		return 0, 0, false
+	}
+	_, err := fmt.Sscanf(r.Detail[i:], faultLaterFormat, &wrong, &steps)
+	return wrong, steps, err == nil
 }
 
 // healCheck: with the centre hole x hole square zeroed during the first

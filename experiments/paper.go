@@ -67,3 +67,20 @@ const (
 	// checkerboard's robustness check.
 	PaperRobustnessSync = 1150
 )
+
+// PaperCheck returns the paper's own result for check (a check's name) of
+// experiment, which dlca results sets beside a run's: the wrong cells of
+// the fault-tolerance run after its steps, the mean error of the robustness
+// run over its second half. about says the figure was read off a plot. ok
+// is false where the paper reports none.
+func PaperCheck(experiment, check string) (figure int, about, ok bool) {
+	switch {
+	case experiment == "checkerboard" && check == "fault-tolerance":
+		return PaperFaultWrong, false, true
+	case experiment == "checkerboard" && check == "robustness":
+		return PaperRobustnessSync, true, true
+	case experiment == "checkerboard-async" && check == "robustness":
+		return PaperRobustnessAsync, true, true
+	}
+	return 0, false, false
+}

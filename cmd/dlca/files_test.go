@@ -410,7 +410,7 @@ func TestResultsSkipsWhatIsNotARun(t *testing.T) {
 			t.Errorf("stderr %q: no note that %s was skipped", errs, skipped)
 		}
 	}
-	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "| checkerboard-small | 1 | 2 | 3 |") {
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "| checkerboard-small | pcg | 1 | 2 | 3 |") {
 		t.Errorf("the page does not hold the run: %v\n%s", err, b)
 	}
 	bad := fakeRun(t, dir, "bad", `{"experiment": `)

@@ -113,7 +113,7 @@ func TestTrainEvalCheckResults(t *testing.T) {
 		t.Fatalf("results: exit %d: %s", code, errs)
 	}
 	b, err := os.ReadFile(md)
-	if err != nil || !strings.Contains(string(b), "| checkerboard-small | 23 | 23 | 300 |") {
+	if err != nil || !strings.Contains(string(b), "| checkerboard-small | pcg | 23 | 23 | 300 |") {
 		t.Fatalf("RESULTS.md:\n%s (%v)", b, err)
 	}
 }

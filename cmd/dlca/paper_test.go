@@ -25,14 +25,14 @@ func TestResultsPaperRows(t *testing.T) {
 			t.Errorf("no paper row for %s", p.Experiment)
 		}
 	}
-	if !strings.Contains(md, "| lizard | | | | no saved run |") || strings.Contains(md, "| gameoflife | | | | no saved run |") {
+	if !strings.Contains(md, "| lizard | | | | | no saved run |") || strings.Contains(md, "| gameoflife | | | | | no saved run |") {
 		t.Errorf("rows of runs not done wrong:\n%s", md)
 	}
-	life := strings.Index(md, "| gameoflife | 23 | 23 | 3000 |")
+	life := strings.Index(md, "| gameoflife | pcg | 23 | 23 | 3000 |")
 	if life < strings.Index(md, "**gameoflife (paper)**") || life > strings.Index(md, "**checkerboard (paper)**") {
 		t.Errorf("the gameoflife run is not under its paper row:\n%s", md)
 	}
-	if strings.Index(md, "| checkerboard-small | 1 |") < strings.Index(md, "**colour-g (paper)**") {
+	if strings.Index(md, "| checkerboard-small | pcg | 1 |") < strings.Index(md, "**colour-g (paper)**") {
 		t.Errorf("a run of an experiment outside the paper comes before the paper's:\n%s", md)
 	}
 }
@@ -134,15 +134,15 @@ func TestResultsSummary(t *testing.T) {
 	writeResults(&buf, runs, nil)
 	md := buf.String()
 	for _, want := range []string{
-		"| lizard | 3500 | 4 | 2 | 1 | 0 (5, 7) | 527 to 965 |",
-		"| lizard | 7000 | 1 | 0 | 0 | 9 (3) | 540 to 540 |",
-		"| gameoflife | 3000 | 1 | 1 | 1 | 0 (23) | 357 to 357 |",
+		"| lizard | pcg | 3500 | 4 | 2 | 1 | 0 (5, 7) | 527 to 965 |",
+		"| lizard | pcg | 7000 | 1 | 0 | 0 | 9 (3) | 540 to 540 |",
+		"| gameoflife | pcg | 3000 | 1 | 1 | 1 | 0 (23) | 357 to 357 |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("summary lacks %q:\n%s", want, md)
 		}
 	}
-	if row := strings.Index(md, "| lizard | 23 | 3 | 7000 |"); row < 0 || strings.Index(md, "## Over seeds") < row {
+	if row := strings.Index(md, "| lizard | pcg | 23 | 3 | 7000 |"); row < 0 || strings.Index(md, "## Over seeds") < row {
 		t.Errorf("the summary comes before the runs' rows:\n%s", md)
 	}
 }

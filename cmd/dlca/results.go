@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
 	"github.com/dlca/dlca/internal/jsonfile"
 	"github.com/dlca/dlca/internal/runctl"
@@ -82,7 +83,7 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		// Pictures of the first run of each experiment only, to keep the
 		// page small enough to commit.
 		if *img != "" && !slices.ContainsFunc(runs, func(q runRecord) bool { return q.Experiment == r.Experiment }) {
-			cs, links, err := planPictures(dir, *img, filepath.Dir(*out), fmt.Sprintf("%s-seed%d-wiring%d", r.Experiment, r.Seed, r.WiringSeed))
+			cs, links, err := planPictures(dir, *img, filepath.Dir(*out), picturePrefix(r))
 			if err != nil {
 				return err
 			}
@@ -172,6 +173,27 @@ func readRun(dir string) (runRecord, error) {
 	return r, nil
 }
 
+// streamOf is the random stream run r trained with (dlca.Streams): the one
+// its configuration records, pcg for a run whose run.json records none
+// (older runs, all of which used it).
+func streamOf(r runRecord) string {
+	if r.Config == nil {
+		return dlca.StreamPCG
+	}
+	return cmp.Or(r.Config.RNG, dlca.StreamPCG)
+}
+
+// picturePrefix starts the names of run r's pictures: the experiment and
+// seeds, and the stream where it is not the default (so that the names of
+// pictures of runs from before the streams stay as they were).
+func picturePrefix(r runRecord) string {
+	prefix := fmt.Sprintf("%s-seed%d-wiring%d", r.Experiment, r.Seed, r.WiringSeed)
+	if s := streamOf(r); s != dlca.StreamPCG {
+		prefix = r.Experiment + "-" + s + prefix[len(r.Experiment):]
+	}
+	return prefix
+}
+
 // notExisting returns an error when path, given by flag, is an existing
 // file and force is not set.
 func notExisting(flag, path string, force bool) error {
@@ -195,13 +217,16 @@ func writeResults(w io.Writer, runs []runRecord, pictures map[int][]string) {
 	fmt.Fprintln(w, "do not edit by hand. Hard loss = wrong bits of the loss channels when the argmax circuit runs on the")
 	fmt.Fprintln(w, "same batch; active gates = gates whose argmax is neither A nor B, over every layer and kernel.")
 	fmt.Fprintln(w, "Checks run the hard circuit from a fixed random state (see docs/training.md); docs/experiments.md")
-	fmt.Fprintln(w, "describes each experiment and check and says in words what these runs show.")
+	fmt.Fprintln(w, "describes each experiment and check and says in words what these runs show. Stream = the random")
+	fmt.Fprintln(w, "stream of the wiring, batches and fire masks: jax is the paper's notebook's (its seed 23 is the")
+	fmt.Fprintln(w, "paper's run), pcg this project's own. Where the paper reports a check's figure, a run's stands")
+	fmt.Fprintln(w, "beside it with the difference.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| experiment | batch seed | wiring seed | iterations | first hard loss 0 | final soft loss | final hard loss | active gates | wall time | device | checks |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| experiment | stream | batch seed | wiring seed | iterations | first hard loss 0 | final soft loss | final hard loss | active gates | wall time | device | checks |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var order []int
 	for _, p := range experiments.Paper {
-		fmt.Fprintf(w, "| **%s (paper)** | 23 | 23 | %d | %s | | %s | %s | | | %s |\n", p.Experiment, p.Iterations, p.FirstHardZero, p.HardLoss, p.ActiveGates, p.Checks)
+		fmt.Fprintf(w, "| **%s (paper)** | %s | 23 | 23 | %d | %s | | %s | %s | | | %s |\n", p.Experiment, dlca.StreamJAX, p.Iterations, p.FirstHardZero, p.HardLoss, p.ActiveGates, p.Checks)
 		n := len(order)
 		for i, r := range runs {
 			if r.Experiment == p.Experiment {
@@ -209,7 +234,7 @@ func writeResults(w io.Writer, runs []runRecord, pictures map[int][]string) {
 			}
 		}
 		if len(order) == n {
-			fmt.Fprintf(w, "| %s | | | | no saved run | | | | | | not run |\n", p.Experiment)
+			fmt.Fprintf(w, "| %s | | | | | no saved run | | | | | | not run |\n", p.Experiment)
 		}
 		writeRows(w, runs, order[n:])
 	}
@@ -228,24 +253,25 @@ func writeResults(w io.Writer, runs []runRecord, pictures map[int][]string) {
 	fmt.Fprintln(w, "## Pictures")
 	for _, i := range order {
 		if links := pictures[i]; len(links) > 0 {
-			fmt.Fprintf(w, "\n### %s, batch seed %d, wiring seed %d\n\n%s\n", runs[i].Experiment, runs[i].Seed, runs[i].WiringSeed, strings.Join(links, "\n"))
+			fmt.Fprintf(w, "\n### %s, %s stream, batch seed %d, wiring seed %d\n\n%s\n", runs[i].Experiment, streamOf(runs[i]), runs[i].Seed, runs[i].WiringSeed, strings.Join(links, "\n"))
 		}
 	}
 }
 
-// writeSummary writes, for each experiment and iteration count with runs
-// (in the order of which), how its runs went over their seeds: how many
+// writeSummary writes, for each experiment, stream and iteration count with
+// runs (in the order of which), how its runs went over their seeds: how many
 // reached hard loss 0, how many passed every check, the best final hard loss
 // and the range of active gates. The paper itself asks for results over
 // several seeds, since not every seed converges.
 func writeSummary(w io.Writer, runs []runRecord, which []int) {
 	type group struct {
-		experiment string
-		iterations int
+		experiment, stream string
+		iterations         int
 	}
+	groupOf := func(r runRecord) group { return group{r.Experiment, streamOf(r), r.Iterations} }
 	var groups []group
 	for _, i := range which {
-		if g := (group{runs[i].Experiment, runs[i].Iterations}); !slices.Contains(groups, g) {
+		if g := groupOf(runs[i]); !slices.Contains(groups, g) {
 			groups = append(groups, g)
 		}
 	}
@@ -255,15 +281,15 @@ func writeSummary(w io.Writer, runs []runRecord, which []int) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "## Over seeds")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| experiment | iterations | runs | reached hard loss 0 | passed every check | best final hard loss (wiring seeds) | active gates |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| experiment | stream | iterations | runs | reached hard loss 0 | passed every check | best final hard loss (wiring seeds) | active gates |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, g := range groups {
 		n, zero, passed := 0, 0, 0
 		best, lo, hi := -1.0, -1, -1
 		var bestSeeds []string
 		for _, i := range which {
 			r := runs[i]
-			if (group{r.Experiment, r.Iterations}) != g {
+			if groupOf(r) != g {
 				continue
 			}
 			n++
@@ -285,7 +311,7 @@ func writeSummary(w io.Writer, runs []runRecord, which []int) {
 			}
 			hi = max(hi, r.Final.ActiveGates)
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %.0f (%s) | %d to %d |\n", g.experiment, g.iterations, n, zero, passed, best, strings.Join(bestSeeds, ", "), lo, hi)
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %d | %.0f (%s) | %d to %d |\n", g.experiment, g.stream, g.iterations, n, zero, passed, best, strings.Join(bestSeeds, ", "), lo, hi)
 	}
 }
 
@@ -299,10 +325,10 @@ func writeRows(w io.Writer, runs []runRecord, which []int) {
 		}
 		var checks []string
 		for _, c := range r.Checks {
-			checks = append(checks, fmt.Sprintf("%s %s (%d wrong)", c.Name, passFail(c.Passed), c.Wrong))
+			checks = append(checks, checkCell(r.Experiment, c))
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %.3f | %.0f | %d | %.0f s | %s | %s |\n",
-			r.Experiment, r.Seed, r.WiringSeed, r.Iterations, first, r.Final.SoftLoss, r.Final.HardLoss,
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %s | %.3f | %.0f | %d | %.0f s | %s | %s |\n",
+			r.Experiment, streamOf(r), r.Seed, r.WiringSeed, r.Iterations, first, r.Final.SoftLoss, r.Final.HardLoss,
 			r.Final.ActiveGates, trainingSeconds(r), r.Device+", "+cmp.Or(r.Machine, "machine not recorded"), strings.Join(checks, "; "))
 	}
 }
