@@ -163,6 +163,19 @@ func mustRead(t *testing.T, path string) []byte {
 	return b
 }
 
+// paperJAXRun says what is wrong with a run of the paper's experiment name
+// on the paper's random stream in the sweep of its wiring seeds
+// (examples/sweeps/NAME-jax.toml).
+func paperJAXRun(name string) func(r sweep.Run) string {
+	return func(r sweep.Run) string {
+		c := r.Resolved.(map[string]any)
+		if c["name"] != name || c["rng"] != "jax" || c["seed"] != 23.0 || c["wiring_seed"] == 23.0 || "wiring_seed-"+fmt.Sprint(c["wiring_seed"]) != r.Name {
+			return fmt.Sprintf("name %v, rng %v, seed %v, wiring seed %v", c["name"], c["rng"], c["seed"], c["wiring_seed"])
+		}
+		return ""
+	}
+}
+
 // TestSweepExamples: the example sweeps of examples/sweeps plan as their
 // comments say, each run's resolved configuration holding its settings,
 // and their Slurm scripts ask for one task per run.
@@ -179,6 +192,8 @@ func TestSweepExamples(t *testing.T) {
 			}
 			return ""
 		}},
+		{"lizard-jax.toml", 8, paperJAXRun("lizard")},
+		{"colour-g-jax.toml", 8, paperJAXRun("colour-g")},
 		{"ring-lr.toml", 9, func(r sweep.Run) string {
 			c := r.Resolved.(map[string]any)
 			if c["name"] != "ring" || c["iterations"] != 1000.0 || fmt.Sprintf("lr-%v_wiring_seed-%v", c["lr"], c["wiring_seed"]) != r.Name {
