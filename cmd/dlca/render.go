@@ -215,7 +215,25 @@ func (lossTicks) Ticks(lo, hi float64) []plot.Tick {
 			ticks = append(ticks, t)
 		}
 	}
+	// A range inside one decade (30 to 60, say) would keep one label or
+	// none: label every tick then.
+	if countLabels(ticks) < 3 {
+		for i := range ticks {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', 3, 64)
+		}
+	}
 	return ticks
+}
+
+// countLabels returns how many of ticks carry a label.
+func countLabels(ticks []plot.Tick) int {
+	n := 0
+	for _, t := range ticks {
+		if t.Label != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // savePlot writes p as a w x h PNG with safefile.Write.

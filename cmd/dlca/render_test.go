@@ -166,3 +166,30 @@ func TestEvalPNGIsLastFrame(t *testing.T) {
 		}
 	}
 }
+
+// TestLossTicks: a log axis labels its powers of ten (and 2 and 5 times
+// them over at most three decades), and every tick of a range inside one
+// decade, so that the loss axis always has labels to read.
+func TestLossTicks(t *testing.T) {
+	labels := func(lo, hi float64) []string {
+		var ls []string
+		for _, tk := range (lossTicks{}).Ticks(lo, hi) {
+			if tk.Label != "" {
+				ls = append(ls, tk.Label)
+			}
+		}
+		return ls
+	}
+	for _, c := range []struct {
+		lo, hi float64
+		want   []string
+	}{
+		{30, 60, []string{"30", "40", "50", "60"}},
+		{0.5, 30, []string{"0.5", "1", "2", "5", "10", "20"}},
+		{0.001, 100, []string{"0.001", "0.01", "0.1", "1", "10", "100"}},
+	} {
+		if got := labels(c.lo, c.hi); !slices.Equal(got, c.want) {
+			t.Errorf("ticks of [%v, %v] labelled %v, want %v", c.lo, c.hi, got, c.want)
+		}
+	}
+}
