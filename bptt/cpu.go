@@ -37,6 +37,19 @@ func NewCPU(setup Setup) (*CPU, error) {
 
 // Iterate implements Engine. It panics if b does not fit the setup.
 func (e *CPU) Iterate(b *Batch) (float64, error) {
+	loss, _, err := e.iterate(b, false)
+	return loss, err
+}
+
+// IterateGradients implements GradientEngine. It panics if b does not fit
+// the setup.
+func (e *CPU) IterateGradients(b *Batch) (float64, []*autograd.Tensor, error) {
+	return e.iterate(b, true)
+}
+
+// iterate is one iteration; with keep it returns a copy of the logits'
+// gradients as they were before clipping.
+func (e *CPU) iterate(b *Batch, keep bool) (float64, []*autograd.Tensor, error) {
 	e.setup.check("CPU.Iterate", b)
 	c := e.m.Config.Channels
 	init := toTensor(e.m.DType(), b.Init, e.setup.Batch, b.Height, b.Width, c)
@@ -51,17 +64,28 @@ func (e *CPU) Iterate(b *Batch) (float64, error) {
 		err = loss.Backward()
 	}
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if err := checkIteration(e.m, loss.Item()); err != nil { // guard.go: no step on a NaN
-		return 0, err
+		return 0, nil, err
+	}
+	var grads []*autograd.Tensor
+	if keep {
+		grads = make([]*autograd.Tensor, len(e.params))
+		for i, p := range e.params {
+			if g := p.Grad(); g != nil {
+				grads[i] = g.Clone()
+			} else { // the loss does not reach the layer at all
+				grads[i] = autograd.ZerosLike(p)
+			}
+		}
 	}
 	optim.ClipGradValue(e.params, e.setup.Optimizer.Clip)
 	if err := e.opt.Step(); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	e.opt.ZeroGrad()
-	return loss.Item(), nil
+	return loss.Item(), grads, nil
 }
 
 // Model implements Engine.

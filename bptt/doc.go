@@ -18,7 +18,10 @@
 // Train drives an engine for Run.Iterations iterations. After each it
 // computes the hard loss (the argmax circuit on bits, same batch, same fire
 // masks) and the active gates of the model the iteration started from, and
-// passes an Event to every Observer, synchronously. Progress is the
+// passes an Event to every Observer, synchronously. With Run.LayerStats it
+// also records, every so many iterations, each layer's gradient norm and
+// undecided gates (LayerStats; the engine must be a GradientEngine, as the
+// CPU engine is). Progress is the
 // terminal observer; the viewer subscribes the same way, so this package
 // imports no UI.
 //

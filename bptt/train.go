@@ -17,6 +17,9 @@ type Metrics struct {
 	HardLoss    float64       `json:"hard_loss" jsonfile:"required"`    // the same batch through the argmax circuit on bits
 	ActiveGates int           `json:"active_gates" jsonfile:"required"` // dlca.Model.ActiveGates
 	Time        time.Duration `json:"time_ns" jsonfile:"required"`      // wall time of the iteration, hard loss included
+	// Layers, at the iterations Run.LayerStats asks for and nowhere else,
+	// describes every layer (Model.Layers order).
+	Layers []LayerStats `json:"layers,omitempty"`
 }
 
 // Event is what observers receive after each iteration. Model is the model
@@ -62,6 +65,16 @@ type Run struct {
 	// a function of it alone (the JAX stream of package experiments is), so
 	// that a resumed run draws what the uninterrupted run would have.
 	Draw func(it int) *Batch
+	// LayerStats, if positive, records Metrics.Layers at iteration 1 and
+	// every LayerStats-th iteration; the engine must be a GradientEngine.
+	// The statistics change nothing in the training.
+	LayerStats int
+}
+
+// measuresLayers reports whether Train records Metrics.Layers at iteration
+// it.
+func (r Run) measuresLayers(it int) bool {
+	return r.LayerStats > 0 && (it == 1 || it%r.LayerStats == 0)
 }
 
 // Train runs run.Iterations iterations of eng and returns every iteration's
@@ -79,6 +92,13 @@ func Train(ctx context.Context, eng Engine, setup Setup, run Run) ([]Metrics, *d
 	}
 	if run.Source == nil && run.Draw == nil {
 		return nil, nil, fmt.Errorf("bptt: run has no batch source")
+	}
+	if run.LayerStats < 0 {
+		return nil, nil, fmt.Errorf("bptt: layer statistics every %d iterations: must not be negative (0 records none)", run.LayerStats)
+	}
+	grad, canMeasure := eng.(GradientEngine)
+	if run.LayerStats > 0 && !canMeasure {
+		return nil, nil, fmt.Errorf("bptt: this engine does not hand out its gradients, which layer statistics need: train on the CPU engine")
 	}
 	src := run.RNG
 	if src == nil {
@@ -107,7 +127,13 @@ func Train(ctx context.Context, eng Engine, setup Setup, run Run) ([]Metrics, *d
 		if err := CheckLogits(before); err != nil { // guard.go
 			return all, nil, fmt.Errorf("bptt: iteration %d: %w", it, err)
 		}
-		soft, err := eng.Iterate(b)
+		var soft float64
+		var grads []*autograd.Tensor
+		if run.measuresLayers(it) {
+			soft, grads, err = grad.IterateGradients(b)
+		} else {
+			soft, err = eng.Iterate(b)
+		}
 		if err == nil {
 			err = CheckLoss(soft)
 		}
@@ -119,6 +145,11 @@ func Train(ctx context.Context, eng Engine, setup Setup, run Run) ([]Metrics, *d
 			SoftLoss:    soft,
 			HardLoss:    HardLoss(before.Circuit(), setup, b),
 			ActiveGates: before.ActiveGates(),
+		}
+		if grads != nil {
+			if met.Layers, err = measureLayers(before, grads); err != nil {
+				return all, before, fmt.Errorf("bptt: iteration %d: %w", it, err)
+			}
 		}
 		met.Time = time.Since(t0)
 		all = append(all, met)

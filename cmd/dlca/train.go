@@ -55,6 +55,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.String("rng", "pcg", "random stream of the wiring, batches and fire masks: pcg (this project's) or jax (the paper's notebook's, JAX 0.4.33); same as -set rng=...")
 	fs.StringVar(&long.Device, "device", "cpu", "where to train: "+devices+" (auto: a hardware GPU if there is one, else the CPU)")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	layerStats := fs.Int("layer-stats", 0, "record each layer's gradient norm and undecided gates in run.json at iteration 1 and every K-th (0 = none; CPU engine)")
 	long.AddFlags(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -97,12 +98,16 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer eng.Close()
+	if err := checkLayerStats(*layerStats, eng, chosen); err != nil {
+		return err
+	}
 	var obs []bptt.Observer
 	if !*quiet {
 		obs = append(obs, bptt.Progress(stderr, isTerminal(stderr)))
 	}
 	start := time.Now()
 	run := e.Run(obs...)
+	run.LayerStats = *layerStats
 	stop, err := long.Start(eng, &run, resumed, stderr)
 	if err != nil {
 		return err
@@ -148,6 +153,18 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "check %-16s %s  %s\n", c.Name, passFail(c.Passed), c.Detail)
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", out)
+	return nil
+}
+
+// checkLayerStats refuses a -layer-stats K that is negative or that the
+// chosen engine cannot record.
+func checkLayerStats(k int, eng bptt.Engine, device string) error {
+	if k < 0 {
+		return fmt.Errorf("-layer-stats %d: must not be negative (0 records none, K records every K-th iteration)", k)
+	}
+	if _, ok := eng.(bptt.GradientEngine); k > 0 && !ok {
+		return fmt.Errorf("-layer-stats: the %s engine does not hand out its gradients; train with -device cpu to record layer statistics", device)
+	}
 	return nil
 }
 
