@@ -29,6 +29,7 @@ type runRecord struct {
 	WiringSeed  uint64                    `json:"wiring_seed"`
 	Iterations  int                       `json:"iterations"`
 	Device      string                    `json:"device"`
+	DType       string                    `json:"dtype,omitempty"`   // "float64" for a -float64 run; float32 where none is recorded
 	Machine     string                    `json:"machine,omitempty"` // where it ran (machineDescription)
 	WallSeconds float64                   `json:"wall_seconds"`      // of the whole run, iterations done before a -resume included
 	FirstHard0  int                       `json:"first_hard_zero"`   // iteration where the hard loss first hit 0 (0 = never)
@@ -55,6 +56,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.String("rng", "pcg", "random stream of the wiring, batches and fire masks: pcg (this project's) or jax (the paper's notebook's, JAX 0.4.33); same as -set rng=...")
 	fs.StringVar(&long.Device, "device", "cpu", "where to train: "+devices+" (auto: a hardware GPU if there is one, else the CPU)")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	f64 := fs.Bool("float64", false, "train in float64 instead of float32 (CPU engine, slower; a check on rounding; the model file holds float32 logits either way)")
 	layerStats := fs.Int("layer-stats", 0, "record each layer's gradient norm and undecided gates in run.json at iteration 1 and every K-th (0 = none; CPU engine)")
 	long.AddFlags(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
@@ -82,11 +84,18 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := long.CheckModel(resumed, e.Model); err != nil {
 		return err
 	}
-	m, err := dlca.New(e.Model, autograd.Float32)
+	dtype := autograd.Float32
+	if *f64 {
+		dtype = autograd.Float64
+	}
+	m, err := dlca.New(e.Model, dtype)
 	if err != nil {
 		return err
 	}
 	if resumed != nil {
+		if given := fs.Lookup("float64"); given.Value.String() != given.DefValue && resumed.Model.DType() != dtype {
+			return fmt.Errorf("-float64 contradicts the checkpoint %s, whose run trains in %s: leave it out to go on in %s", long.Resume, resumed.Model.DType(), resumed.Model.DType())
+		}
 		m = resumed.Model
 	}
 	setup := e.Setup(m)
@@ -100,6 +109,9 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer eng.Close()
 	if err := checkLayerStats(*layerStats, eng, chosen); err != nil {
 		return err
+	}
+	if m.DType() == autograd.Float64 && chosen != "cpu" {
+		return fmt.Errorf("-float64: the %s engine trains in float32 only; train with -device cpu", chosen)
 	}
 	var obs []bptt.Observer
 	if !*quiet {
@@ -121,6 +133,9 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	metrics = long.Metrics(metrics)
 	rec := runRecord{Experiment: e.Name, Seed: e.Seed, WiringSeed: e.Model.Seed, Iterations: e.Iterations, Device: chosen, Machine: machineDescription(),
 		WallSeconds: time.Since(start).Seconds() + timeBefore(resumed), Metrics: metrics, Config: e.Config}
+	if m.DType() == autograd.Float64 {
+		rec.DType = "float64"
+	}
 	rec.FirstHard0 = firstHardZero(metrics)
 	if len(metrics) > 0 {
 		rec.Final = metrics[len(metrics)-1]
