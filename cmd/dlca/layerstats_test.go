@@ -12,7 +12,8 @@ import (
 
 // TestTrainLayerStats: -layer-stats 2 records every layer's statistics in
 // run.json at iterations 1, 2 and 4 of 4 (and keeps them across a resume),
-// and changes nothing else: the model file is byte for byte that of a run
+// draws them (layers-grad.png, layers-undecided.png), and changes nothing
+// else: the model file is byte for byte that of a run
 // without the flag, whose run.json holds no layer statistics and is the
 // same record but for the times. A negative interval is refused.
 func TestTrainLayerStats(t *testing.T) {
@@ -43,6 +44,14 @@ func TestTrainLayerStats(t *testing.T) {
 		t.Error("run.json of a run without -layer-stats holds layer statistics")
 	}
 
+	for _, name := range []string{"layers-grad.png", "layers-undecided.png"} {
+		if _, err := os.Stat(filepath.Join(plain, name)); !os.IsNotExist(err) {
+			t.Errorf("a run without -layer-stats wrote %s", name)
+		}
+		if b, err := os.ReadFile(filepath.Join(stats, name)); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+			t.Errorf("%s of the -layer-stats run: not a PNG (%v)", name, err)
+		}
+	}
 	for _, d := range []string{stats, parts} {
 		rec := runRecordOf(t, d)
 		var at []int

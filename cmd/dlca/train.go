@@ -360,6 +360,9 @@ func writeOutputs(ctx context.Context, dir string, e *experiments.Experiment, m 
 	if err := saveGatePlot(filepath.Join(dir, "gates.png"), title+": gates after training", m); err != nil {
 		return err
 	}
+	if err := saveLayerPlots(dir, title, rec.Metrics); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
