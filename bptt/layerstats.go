@@ -24,6 +24,11 @@ type LayerStats struct {
 	// them): there the soft model computes with a mixture the circuit
 	// does not have.
 	Undecided int `json:"undecided" jsonfile:"required"`
+	// NoGradient counts the gates whose logits' gradient is exactly 0 for
+	// every op: gates the loss does not reach at all on this iteration's
+	// batch (in the engine's arithmetic). AdamW moves them by momentum and
+	// weight decay only.
+	NoGradient int `json:"no_gradient" jsonfile:"required"`
 }
 
 // UndecidedBelow is the confidence under which a gate counts as undecided
@@ -57,8 +62,16 @@ func measureLayers(m *dlca.Model, grads []*autograd.Tensor) ([]LayerStats, error
 		}
 		s := LayerStats{Layer: l.Name, Gates: n}
 		var sq float64
-		for i := range g.Len() {
-			sq += g.At(i) * g.At(i)
+		for k := range n {
+			zero := true
+			for o := range gates.NumOps {
+				v := g.At(k*gates.NumOps + o)
+				sq += v * v
+				zero = zero && v == 0
+			}
+			if zero {
+				s.NoGradient++
+			}
 		}
 		s.GradNorm = math.Sqrt(sq)
 		for _, c := range l.Confidences() {

@@ -95,6 +95,21 @@ func TestLayerStats(t *testing.T) {
 // paper's loss on b, through the composed reference rollout of a copy of m.
 func referenceGradNorms(t *testing.T, setup bptt.Setup, m *dlca.Model, b *bptt.Batch) []float64 {
 	t.Helper()
+	var norms []float64
+	for _, g := range referenceGrads(t, setup, m, b) {
+		var sq float64
+		for _, v := range g {
+			sq += v * v
+		}
+		norms = append(norms, math.Sqrt(sq))
+	}
+	return norms
+}
+
+// referenceGrads is each layer's logit gradient of the paper's loss on b,
+// through the composed reference rollout of a copy of m.
+func referenceGrads(t *testing.T, setup bptt.Setup, m *dlca.Model, b *bptt.Batch) [][]float64 {
+	t.Helper()
 	m = m.Clone()
 	c := m.Config.Channels
 	init := autograd.New(slices.Clone(b.Init), setup.Batch, b.Height, b.Width, c)
@@ -103,15 +118,48 @@ func referenceGradNorms(t *testing.T, setup bptt.Setup, m *dlca.Model, b *bptt.B
 	if err := loss.Backward(); err != nil {
 		t.Fatal(err)
 	}
-	var norms []float64
+	var grads [][]float64
 	for _, p := range m.Params() {
-		var sq float64
-		for _, v := range p.Grad().Float64s() {
-			sq += v * v
-		}
-		norms = append(norms, math.Sqrt(sq))
+		grads = append(grads, p.Grad().Float64s())
 	}
-	return norms
+	return grads
+}
+
+// TestLayerStatsNoGradient: on a fresh model (every gate on pass-through)
+// the loss reaches only the gates on the paths back from the loss channel;
+// LayerStats.NoGradient counts the others, the gates whose reference
+// gradient is 0 for every op (to the reference's rounding, which leaves
+// about 1e-12 where the fused kernels' sums cancel exactly).
+func TestLayerStatsNoGradient(t *testing.T) {
+	e, m := experimentModel(t, "checkerboard-small")
+	setup := e.Setup(m)
+	eng, err := bptt.NewCPU(setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := e.Run(func(ev bptt.Event) {
+		grads := referenceGrads(t, setup, ev.Model, ev.Batch)
+		reached := 0
+		for i, s := range ev.Layers {
+			want := 0
+			for g := 0; g < len(grads[i]); g += gates.NumOps {
+				if max(slices.Max(grads[i][g:g+gates.NumOps]), -slices.Min(grads[i][g:g+gates.NumOps])) <= 1e-9 {
+					want++
+				}
+			}
+			if s.NoGradient != want {
+				t.Errorf("%s: %d gates without gradient, the reference has %d", s.Layer, s.NoGradient, want)
+			}
+			reached += s.Gates - s.NoGradient
+		}
+		if reached == 0 {
+			t.Error("the loss reaches no gate: nothing to count")
+		}
+	})
+	run.Iterations, run.LayerStats = 1, 1
+	if _, _, err := bptt.Train(context.Background(), eng, setup, run); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // undecided counts the gates whose largest softmax probability is below

@@ -14,9 +14,10 @@ import (
 )
 
 // saveLayerPlots draws the layer statistics of a -layer-stats run into dir:
-// layers-grad.png, each layer's gradient norm on a logarithmic axis, and
-// layers-undecided.png, each layer's share of undecided gates. A run
-// without layer statistics gets neither.
+// layers-grad.png, each layer's gradient norm on a logarithmic axis,
+// layers-undecided.png, each layer's share of undecided gates, and
+// layers-nograd.png, each layer's share of gates without gradient. A run
+// without layer statistics gets none of them.
 func saveLayerPlots(dir, title string, metrics []bptt.Metrics) error {
 	var recorded []bptt.Metrics
 	for _, m := range metrics {
@@ -41,7 +42,15 @@ func saveLayerPlots(dir, title string, metrics []bptt.Metrics) error {
 		return err
 	}
 	undecided.Y.Min = 0
-	return savePlot(filepath.Join(dir, "layers-undecided.png"), undecided, 20*vg.Centimeter, 12*vg.Centimeter)
+	if err := savePlot(filepath.Join(dir, "layers-undecided.png"), undecided, 20*vg.Centimeter, 12*vg.Centimeter); err != nil {
+		return err
+	}
+	none, err := layerPlot(title+": gates the loss does not reach", "share of gates whose gradient is 0", recorded, false, func(s bptt.LayerStats) float64 { return float64(s.NoGradient) / float64(s.Gates) })
+	if err != nil {
+		return err
+	}
+	none.Y.Min = 0
+	return savePlot(filepath.Join(dir, "layers-nograd.png"), none, 20*vg.Centimeter, 12*vg.Centimeter)
 }
 
 // layerPlot draws value of every layer over the recorded iterations, one

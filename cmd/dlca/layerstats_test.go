@@ -12,7 +12,8 @@ import (
 
 // TestTrainLayerStats: -layer-stats 2 records every layer's statistics in
 // run.json at iterations 1, 2 and 4 of 4 (and keeps them across a resume),
-// draws them (layers-grad.png, layers-undecided.png), and changes nothing
+// draws them (layers-grad.png, layers-undecided.png, layers-nograd.png),
+// and changes nothing
 // else: the model file is byte for byte that of a run
 // without the flag, whose run.json holds no layer statistics and is the
 // same record but for the times. A negative interval is refused.
@@ -44,7 +45,7 @@ func TestTrainLayerStats(t *testing.T) {
 		t.Error("run.json of a run without -layer-stats holds layer statistics")
 	}
 
-	for _, name := range []string{"layers-grad.png", "layers-undecided.png"} {
+	for _, name := range []string{"layers-grad.png", "layers-undecided.png", "layers-nograd.png"} {
 		if _, err := os.Stat(filepath.Join(plain, name)); !os.IsNotExist(err) {
 			t.Errorf("a run without -layer-stats wrote %s", name)
 		}
