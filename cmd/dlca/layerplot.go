@@ -28,29 +28,33 @@ func saveLayerPlots(dir, title string, metrics []bptt.Metrics) error {
 	if len(recorded) == 0 {
 		return nil
 	}
-	grad, err := layerPlot(title+": gradient norm per layer", "gradient norm of the logits (log scale)", recorded, true, func(s bptt.LayerStats) float64 { return s.GradNorm })
-	if err != nil {
-		return err
+	for _, f := range []struct {
+		file, what, ylabel string
+		logY               bool
+		value              func(bptt.LayerStats) float64
+	}{
+		{"layers-grad.png", "gradient norm per layer", "gradient norm of the logits (log scale)", true,
+			func(s bptt.LayerStats) float64 { return s.GradNorm }},
+		{"layers-undecided.png", "undecided gates per layer", "share of gates with top op below 0.9", false,
+			func(s bptt.LayerStats) float64 { return float64(s.Undecided) / float64(s.Gates) }},
+		{"layers-nograd.png", "gates the loss does not reach", "share of gates whose gradient is 0", false,
+			func(s bptt.LayerStats) float64 { return float64(s.NoGradient) / float64(s.Gates) }},
+	} {
+		p, err := layerPlot(title+": "+f.what, f.ylabel, recorded, f.logY, f.value)
+		if err != nil {
+			return err
+		}
+		if f.logY {
+			p.Y.Scale = plot.LogScale{}
+			p.Y.Tick.Marker = lossTicks{}
+		} else {
+			p.Y.Min = 0
+		}
+		if err := savePlot(filepath.Join(dir, f.file), p, 20*vg.Centimeter, 12*vg.Centimeter); err != nil {
+			return err
+		}
 	}
-	grad.Y.Scale = plot.LogScale{}
-	grad.Y.Tick.Marker = lossTicks{}
-	if err := savePlot(filepath.Join(dir, "layers-grad.png"), grad, 20*vg.Centimeter, 12*vg.Centimeter); err != nil {
-		return err
-	}
-	undecided, err := layerPlot(title+": undecided gates per layer", "share of gates with top op below 0.9", recorded, false, func(s bptt.LayerStats) float64 { return float64(s.Undecided) / float64(s.Gates) })
-	if err != nil {
-		return err
-	}
-	undecided.Y.Min = 0
-	if err := savePlot(filepath.Join(dir, "layers-undecided.png"), undecided, 20*vg.Centimeter, 12*vg.Centimeter); err != nil {
-		return err
-	}
-	none, err := layerPlot(title+": gates the loss does not reach", "share of gates whose gradient is 0", recorded, false, func(s bptt.LayerStats) float64 { return float64(s.NoGradient) / float64(s.Gates) })
-	if err != nil {
-		return err
-	}
-	none.Y.Min = 0
-	return savePlot(filepath.Join(dir, "layers-nograd.png"), none, 20*vg.Centimeter, 12*vg.Centimeter)
+	return nil
 }
 
 // layerPlot draws value of every layer over the recorded iterations, one
