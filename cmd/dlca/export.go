@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
+	"os"
 	"strings"
 
 	"github.com/dlca/dlca/circuit"
@@ -69,6 +73,11 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if !html && f == circuit.C && *header == "" && !safefile.IsStdout(*out) {
 		*header = strings.TrimSuffix(*out, ".c") + ".h"
+		// Nobody named this file: replace only a header an earlier export
+		// wrote, never one of the user's own.
+		if err := onlyGenerated(*header); err != nil {
+			return err
+		}
 	}
 	for flag, path := range map[string]string{"-header": *header, "-testbench": *testbench} {
 		if path == "" {
@@ -173,4 +182,22 @@ func newTestbenchStart(m *dlca.Model, path, experiment string, seed uint64) (*te
 		return nil, err
 	}
 	return &testbenchStart{bitGrid(e.Init(rng, h, w, c), h, w, c), e.Name + "'s initial state"}, nil
+}
+
+// onlyGenerated returns an error if path exists and is not a file that an
+// earlier export wrote (circuit.Generated near its top).
+func onlyGenerated(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	if !bytes.Contains(head[:n], []byte(circuit.Generated)) {
+		return fmt.Errorf("the C header %s exists and was not written by dlca export: name the header with -header FILE, or move it", path)
+	}
+	return nil
 }

@@ -297,3 +297,31 @@ func TestExportCHeader(t *testing.T) {
 		t.Errorf("the header's HEIGHT WIDTH PERIODIC CHANNELS GRID_WORDS are %q, want %q", got, want)
 	}
 }
+
+// TestExportCKeepsUsersHeader: the header that -o rule.c implies replaces
+// only a header an earlier export wrote; a rule.h of the user's own is
+// refused, untouched, and -header names another place.
+func TestExportCKeepsUsersHeader(t *testing.T) {
+	dir := t.TempDir()
+	m, _ := exportModel(t, dir)
+	model := saveVariant(t, m, dir, "model.json", 3, 70, circuit.Zero)
+	src, hdr := filepath.Join(dir, "rule.c"), filepath.Join(dir, "rule.h")
+	export := func() (int, string) {
+		code, _, errs := runCmd("export", "-model", model, "-format", "c", "-o", src)
+		return code, errs
+	}
+	if code, errs := export(); code != 0 {
+		t.Fatalf("first export: exit %d: %s", code, errs)
+	}
+	if code, errs := export(); code != 0 {
+		t.Fatalf("export again over its own header: exit %d: %s", code, errs)
+	}
+	mine := "/* my own declarations */\n"
+	os.WriteFile(hdr, []byte(mine), 0o644)
+	if code, errs := export(); code == 0 || !strings.Contains(errs, "was not written by dlca export") {
+		t.Fatalf("export over the user's rule.h: exit %d: %s", code, errs)
+	}
+	if b, _ := os.ReadFile(hdr); string(b) != mine {
+		t.Errorf("the user's rule.h was changed to %q", b)
+	}
+}
