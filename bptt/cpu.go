@@ -14,7 +14,12 @@ type CPU struct {
 	opt    *optim.Adam
 	ws     dlca.Workspace
 	params []*autograd.Tensor
+	// straight makes the rollouts straight-through (SetStraightThrough).
+	straight bool
 }
+
+// SetStraightThrough implements StraightThroughEngine.
+func (e *CPU) SetStraightThrough(on bool) { e.straight = on }
 
 // NewCPU returns a CPU engine training a copy of setup.Model.
 func NewCPU(setup Setup) (*CPU, error) {
@@ -59,7 +64,7 @@ func (e *CPU) iterate(b *Batch, keep bool) (float64, []*autograd.Tensor, error) 
 	if e.setup.Recompute > 0 {
 		loss, err = e.recomputedLoss(init, target, b.FireSeed) // recompute.go
 	} else {
-		final := e.m.Rollout(init, e.setup.Steps, dlca.RolloutOptions{Async: e.setup.Async, Seed: b.FireSeed, Workspace: &e.ws})
+		final := e.m.Rollout(init, e.setup.Steps, dlca.RolloutOptions{Async: e.setup.Async, Seed: b.FireSeed, Workspace: &e.ws, StraightThrough: e.straight})
 		loss = Loss(final, target, e.setup.LossChannels)
 		err = loss.Backward()
 	}

@@ -25,3 +25,14 @@ func experimentModel(tb testing.TB, name string) (*experiments.Experiment, *dlca
 	}
 	return e, m
 }
+
+// randomizeLogits sets every logit of m to scale times a standard normal
+// draw (seeded), so that some gates are undecided and some not.
+func randomizeLogits(m *dlca.Model, seed uint64, scale float64) {
+	rng := newRand(seed)
+	for _, p := range m.Params() {
+		for i := range p.Len() {
+			p.SetAt(i, scale*rng.NormFloat64())
+		}
+	}
+}

@@ -23,12 +23,7 @@ import (
 func TestLayerStats(t *testing.T) {
 	e, m := experimentModel(t, "checkerboard-small")
 	// Random logits, so that some gates are undecided and some not.
-	rng := newRand(4)
-	for _, p := range m.Params() {
-		for i := range p.Len() {
-			p.SetAt(i, 3*rng.NormFloat64())
-		}
-	}
+	randomizeLogits(m, 4, 3)
 	setup := e.Setup(m)
 	const iterations = 7
 	var recorded []int

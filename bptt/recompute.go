@@ -47,7 +47,7 @@ func (e *CPU) recomputedLoss(init, target *autograd.Tensor, fireSeed uint64) (*a
 		// Without recording (the first run) the rollout keeps one step's
 		// buffers in the workspace; recording (the second), n steps'.
 		state = autograd.Checkpoint(func(xs []*autograd.Tensor) *autograd.Tensor {
-			return e.m.Rollout(xs[0], n, dlca.RolloutOptions{Async: e.setup.Async, Masks: masks(t0), Coefficients: leaves, Workspace: &e.ws})
+			return e.m.Rollout(xs[0], n, dlca.RolloutOptions{Async: e.setup.Async, Masks: masks(t0), Coefficients: leaves, Workspace: &e.ws, StraightThrough: e.straight})
 		}, state)
 	}
 	loss := Loss(state, target, e.setup.LossChannels)

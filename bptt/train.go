@@ -69,6 +69,22 @@ type Run struct {
 	// every LayerStats-th iteration; the engine must be a GradientEngine.
 	// The statistics change nothing in the training.
 	LayerStats int
+	// StraightThroughFrom, if positive, trains iteration StraightThroughFrom
+	// and every later one straight-through: the rollout steps with the
+	// circuit's gates (each its argmax op) and the backward pass takes the
+	// soft model's gradient at those activations
+	// (dlca.RolloutOptions.StraightThrough), so the loss minimised is the
+	// hard loss. Not the paper's method: an option against the relaxation
+	// gap, off (0) by default. The engine must be a StraightThroughEngine.
+	StraightThroughFrom int
+}
+
+// StraightThroughEngine is an engine that can train straight-through
+// (Run.StraightThroughFrom): SetStraightThrough(true) makes the following
+// iterations do so, false returns to the soft rollout.
+type StraightThroughEngine interface {
+	Engine
+	SetStraightThrough(on bool)
 }
 
 // measuresLayers reports whether Train records Metrics.Layers at iteration
@@ -100,6 +116,13 @@ func Train(ctx context.Context, eng Engine, setup Setup, run Run) ([]Metrics, *d
 	if run.LayerStats > 0 && !canMeasure {
 		return nil, nil, fmt.Errorf("bptt: this engine does not hand out its gradients, which layer statistics need: train on the CPU engine")
 	}
+	if run.StraightThroughFrom < 0 {
+		return nil, nil, fmt.Errorf("bptt: straight-through from iteration %d: must not be negative (0 trains soft throughout)", run.StraightThroughFrom)
+	}
+	straight, canStraight := eng.(StraightThroughEngine)
+	if run.StraightThroughFrom > 0 && !canStraight {
+		return nil, nil, fmt.Errorf("bptt: this engine cannot train straight-through: train on the CPU engine")
+	}
 	src := run.RNG
 	if src == nil {
 		src = rand.NewPCG(run.Seed, 1)
@@ -126,6 +149,9 @@ func Train(ctx context.Context, eng Engine, setup Setup, run Run) ([]Metrics, *d
 		}
 		if err := CheckLogits(before); err != nil { // guard.go
 			return all, nil, fmt.Errorf("bptt: iteration %d: %w", it, err)
+		}
+		if canStraight {
+			straight.SetStraightThrough(run.StraightThroughFrom > 0 && it >= run.StraightThroughFrom)
 		}
 		var soft float64
 		var grads []*autograd.Tensor

@@ -52,6 +52,33 @@ func (op *coeffOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *
 // every step reads (see RolloutOptions.Coefficients).
 func (m *Model) Coefficients() []*autograd.Tensor { return m.coefficients() }
 
+// hardCoeffs returns every layer's coefficients with each gate one-hot on
+// its most probable op (gates.Layer.HardOps): the circuit's gates in the
+// soft kernels' form, [][]float32 or [][]float64 by the model's dtype, in
+// Layers order. A straight-through rollout steps forward with them.
+func (m *Model) hardCoeffs() any {
+	if m.DType() == autograd.Float64 {
+		return hardCoefficients[float64](m)
+	}
+	return hardCoefficients[float32](m)
+}
+
+func hardCoefficients[F gates.Float](m *Model) [][]F {
+	table := gates.CoeffTable()
+	var cs [][]F
+	for _, l := range m.Layers() {
+		ops := l.HardOps()
+		c := make([]F, 4*len(ops))
+		for k, o := range ops {
+			for j, v := range table[o] {
+				c[4*k+j] = F(v)
+			}
+		}
+		cs = append(cs, c)
+	}
+	return cs
+}
+
 // coefficients applies coeffOp to every layer's logits, in Layers order.
 func (m *Model) coefficients() []*autograd.Tensor {
 	var cs []*autograd.Tensor

@@ -14,11 +14,17 @@ import (
 // the state followed by every layer's coefficients (coeffOp's outputs); its
 // backward pass runs the gates package's kernels layer by layer over the
 // activations it kept.
+//
+// With hard (a straight-through rollout) the forward pass steps with hard's
+// coefficients, every gate its argmax op, while the backward pass keeps the
+// inputs' relaxed coefficients: the gradient is the soft model's, taken at
+// the circuit's activations.
 type stepOp[F gates.Float] struct {
 	p       *plan
 	act     *activations[F]
 	scratch *[2][]F // gradient buffers, shared by the steps of a rollout
 	fire    []bool  // per cell; nil in a synchronous step
+	hard    [][]F   // per layer, the forward pass's coefficients; nil: the inputs'
 }
 
 func (op *stepOp[F]) Name() string { return "dlca.Step" }
@@ -36,7 +42,11 @@ func (op *stepOp[F]) Forward(in []*autograd.Tensor) *autograd.Tensor {
 			AssembleUpdateInput(a.uin, state, x, cells, c, cfg.Kernels, cfg.PerceptionBits())
 			x = a.uin
 		}
-		gates.ForwardSoftFM(a.layers[i], x, data[F](in[1+i]), l.w, l.d)
+		coeffs := data[F](in[1+i])
+		if op.hard != nil {
+			coeffs = op.hard[i]
+		}
+		gates.ForwardSoftFM(a.layers[i], x, coeffs, l.w, l.d)
 		x = a.layers[i]
 	}
 	out := autograd.Zeros(in[0].DType(), in[0].Shape()...)
@@ -152,6 +162,13 @@ type RolloutOptions struct {
 	// the rollout ends there and returns the state so far (a command
 	// stopped by Ctrl-C).
 	Stop func() bool
+	// StraightThrough steps forward with every gate its argmax op (the
+	// circuit's gates) and backpropagates the soft
+	// model's gradient at those activations: the coefficients, and the
+	// gradient they pass to the logits, are the relaxed ones. From a state
+	// of bits the rollout is the circuit's, so the loss is the hard loss.
+	// A training method (bptt.Run.StraightThroughFrom), off by default.
+	StraightThrough bool
 }
 
 // Step runs one step of the soft automaton on state [B, H, W, C]: every
@@ -198,6 +215,10 @@ func (m *Model) rollout(state *autograd.Tensor, steps int, opt RolloutOptions, f
 	if coeffs == nil {
 		coeffs = m.coefficients()
 	}
+	var hard any // [][]F, the forward pass's coefficients of a straight-through rollout
+	if opt.StraightThrough {
+		hard = m.hardCoeffs()
+	}
 	// NOTE: when nothing is recorded no step's activations outlive it, so
 	// every step can share one set of buffers (slot 0 of a workspace).
 	ws, slot := opt.Workspace, func(t int) int { return t }
@@ -213,9 +234,9 @@ func (m *Model) rollout(state *autograd.Tensor, steps int, opt RolloutOptions, f
 		}
 		fire := fire(g.Cells())
 		if m.DType() == autograd.Float64 {
-			state = applyStep[float64](p, ws, slot(t), fire, state, coeffs)
+			state = applyStep[float64](p, ws, slot(t), fire, state, coeffs, hard)
 		} else {
-			state = applyStep[float32](p, ws, slot(t), fire, state, coeffs)
+			state = applyStep[float32](p, ws, slot(t), fire, state, coeffs, hard)
 		}
 		if opt.After != nil {
 			state = opt.After(t+1, state)
@@ -233,7 +254,7 @@ func anyRequiresGrad(ts []*autograd.Tensor) bool {
 	return false
 }
 
-func applyStep[F gates.Float](p *plan, ws *Workspace, t int, fire []bool, state *autograd.Tensor, coeffs []*autograd.Tensor) *autograd.Tensor {
+func applyStep[F gates.Float](p *plan, ws *Workspace, t int, fire []bool, state *autograd.Tensor, coeffs []*autograd.Tensor, hard any) *autograd.Tensor {
 	act, _ := ws.step(t, p).(*activations[F])
 	if act == nil || !act.fits(p) {
 		act = newActivations[F](p)
@@ -248,7 +269,8 @@ func applyStep[F gates.Float](p *plan, ws *Workspace, t int, fire []bool, state 
 		}
 		ws.scratch = scratch
 	}
-	return autograd.Apply(&stepOp[F]{p: p, act: act, scratch: scratch, fire: fire}, append([]*autograd.Tensor{state}, coeffs...)...)
+	h, _ := hard.([][]F)
+	return autograd.Apply(&stepOp[F]{p: p, act: act, scratch: scratch, fire: fire, hard: h}, append([]*autograd.Tensor{state}, coeffs...)...)
 }
 
 // FireMasks draws the asynchronous fire masks, step after step, from one

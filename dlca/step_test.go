@@ -8,6 +8,7 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/circuit"
+	"github.com/dlca/dlca/gates"
 )
 
 // TestRolloutGradientsMatchFiniteDifferences checks backpropagation through
@@ -74,26 +75,33 @@ func TestRolloutGradientsMatchFiniteDifferences(t *testing.T) {
 func TestRolloutMatchesReference(t *testing.T) {
 	for _, b := range []circuit.Boundary{circuit.Zero, circuit.Periodic} {
 		t.Run(b.String(), func(t *testing.T) {
-			m := tinyModel(t, tinyConfig(b), 11)
-			ref := m.Clone()
-			target := randomState(autograd.Float64, 5, 2, 4, 4, 1)
-			s1 := randomState(autograd.Float64, 6, 2, 4, 4, 2).SetRequiresGrad(true)
-			s2 := s1.Clone().SetRequiresGrad(true)
-			got := m.Rollout(s1, 3, RolloutOptions{})
-			want := ref.ReferenceRollout(s2, 3)
-			assertClose(t, "final state", got, want, 1e-12)
-			if err := sse(got, target).Backward(); err != nil {
-				t.Fatal(err)
-			}
-			if err := sse(want, target).Backward(); err != nil {
-				t.Fatal(err)
-			}
-			for i, p := range m.Params() {
-				assertClose(t, "gradient of "+m.Layers()[i].Name, p.Grad(), ref.Params()[i].Grad(), 1e-10)
-			}
-			assertClose(t, "gradient of the state", s1.Grad(), s2.Grad(), 1e-10)
+			assertMatchesReference(t, tinyModel(t, tinyConfig(b), 11), RolloutOptions{}, (*gates.Layer).ForwardReference)
 		})
 	}
+}
+
+// assertMatchesReference holds m's 3-step rollout with opt to the composed
+// reference rollout whose gate layers layer applies: the same final state
+// and the same gradients of the logits and the initial state.
+func assertMatchesReference(t *testing.T, m *Model, opt RolloutOptions, layer func(*gates.Layer, *autograd.Tensor) *autograd.Tensor) {
+	t.Helper()
+	ref := m.Clone()
+	target := randomState(autograd.Float64, 5, 2, 4, 4, 1)
+	s1 := randomState(autograd.Float64, 6, 2, 4, 4, 2).SetRequiresGrad(true)
+	s2 := s1.Clone().SetRequiresGrad(true)
+	got := m.Rollout(s1, 3, opt)
+	want := ref.referenceRollout(s2, 3, layer)
+	assertClose(t, "final state", got, want, 1e-12)
+	if err := sse(got, target).Backward(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sse(want, target).Backward(); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range m.Params() {
+		assertClose(t, "gradient of "+m.Layers()[i].Name, p.Grad(), ref.Params()[i].Grad(), 1e-10)
+	}
+	assertClose(t, "gradient of the state", s1.Grad(), s2.Grad(), 1e-10)
 }
 
 func assertClose(t *testing.T, what string, got, want *autograd.Tensor, tol float64) {

@@ -58,6 +58,11 @@ type Config struct {
 	WeightDecay float64    `toml:"weight_decay" json:"weight_decay"`
 	Clip        float64    `toml:"clip" json:"clip" comment:"every gradient element is clipped to [-clip, clip]"`
 
+	// Not the paper's method: an option against the relaxation gap
+	// (bptt.Run.StraightThroughFrom), off when 0. Left out of a file and
+	// of the records when 0, so that every earlier run's stay as they were.
+	StraightThroughFrom int `toml:"straight_through_from,omitempty" json:"straight_through_from,omitempty" comment:"not the paper's: from this iteration on, train straight-through (the circuit's gates forward, the soft gradient back); 0 = never"`
+
 	Init   InitSpec    `toml:"init" json:"init"`
 	Target TargetSpec  `toml:"target" json:"target"`
 	Checks []CheckSpec `toml:"checks" json:"checks" comment:"run on the trained circuit (dlca check)"`

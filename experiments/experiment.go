@@ -25,6 +25,9 @@ type Experiment struct {
 	Seed         uint64 // seeds the batches (bptt.Run.Seed); Model.Seed seeds the wiring
 	LossChannels []int
 	Async        bool
+	// StraightThroughFrom is bptt.Run's: not the paper's method, 0 (off)
+	// unless the configuration asks for it.
+	StraightThroughFrom int
 	// Colour says that channels 0, 1 and 2 are red, green and blue: pictures
 	// paint them in colour instead of channel 0 in grey.
 	Colour bool
@@ -94,7 +97,7 @@ func (e *Experiment) Source() bptt.Source {
 // Run returns the bptt run of e with the given observers. With the JAX
 // stream (Model.RNG "jax") its batches come from JAXDraw.
 func (e *Experiment) Run(obs ...bptt.Observer) bptt.Run {
-	run := bptt.Run{Iterations: e.Iterations, Seed: e.Seed, Source: e.Source(), Observers: obs}
+	run := bptt.Run{Iterations: e.Iterations, Seed: e.Seed, Source: e.Source(), Observers: obs, StraightThroughFrom: e.StraightThroughFrom}
 	if e.Model.RNG == dlca.StreamJAX {
 		run.Draw = e.JAXDraw()
 	}

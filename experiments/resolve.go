@@ -43,7 +43,7 @@ func (c *Config) Resolve() (*Experiment, error) {
 	e := &Experiment{
 		Name: c.Name, Description: c.Description, Model: model,
 		Batch: c.Batch, Steps: c.Steps, Iterations: c.Iterations, Seed: c.Seed,
-		LossChannels: slices.Clone(c.LossChannels), Async: c.Async, Colour: c.Colour,
+		LossChannels: slices.Clone(c.LossChannels), Async: c.Async, Colour: c.Colour, StraightThroughFrom: c.StraightThroughFrom,
 		Optimizer: bptt.Optimizer{LR: c.LR, Beta1: c.Betas[0], Beta2: c.Betas[1], Eps: c.Eps, WeightDecay: c.WeightDecay, Clip: c.Clip},
 		Config:    c.Clone(),
 	}
@@ -155,6 +155,12 @@ func (c *Config) checkTraining(p *problems) {
 	}
 	if !(c.Clip > 0) {
 		p.add("clip", "%v: must be positive (the paper uses 100)", c.Clip)
+	}
+	switch {
+	case c.StraightThroughFrom < 0:
+		p.add("straight_through_from", "%d: must not be negative (0, the paper's method, trains soft throughout)", c.StraightThroughFrom)
+	case c.StraightThroughFrom > c.Iterations:
+		p.add("straight_through_from", "iteration %d is after the last (%d): the run would never train straight-through", c.StraightThroughFrom, c.Iterations)
 	}
 }
 

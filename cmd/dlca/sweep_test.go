@@ -165,12 +165,14 @@ func mustRead(t *testing.T, path string) []byte {
 
 // paperJAXRun says what is wrong with a run of the paper's experiment name
 // on the paper's random stream in the sweep of its wiring seeds
-// (examples/sweeps/NAME-jax.toml).
-func paperJAXRun(name string, with23 bool) func(r sweep.Run) string {
+// (examples/sweeps/NAME-jax.toml), straight-through from the iteration
+// straight (nil: the paper's method).
+func paperJAXRun(name string, with23 bool, straight any) func(r sweep.Run) string {
 	return func(r sweep.Run) string {
 		c := r.Resolved.(map[string]any)
-		if c["name"] != name || c["rng"] != "jax" || c["seed"] != 23.0 || (c["wiring_seed"] == 23.0) != (with23 && r.Name == "wiring_seed-23") || "wiring_seed-"+fmt.Sprint(c["wiring_seed"]) != r.Name {
-			return fmt.Sprintf("name %v, rng %v, seed %v, wiring seed %v", c["name"], c["rng"], c["seed"], c["wiring_seed"])
+		if c["name"] != name || c["rng"] != "jax" || c["seed"] != 23.0 || (c["wiring_seed"] == 23.0) != (with23 && r.Name == "wiring_seed-23") || "wiring_seed-"+fmt.Sprint(c["wiring_seed"]) != r.Name ||
+			c["straight_through_from"] != straight {
+			return fmt.Sprintf("name %v, rng %v, seed %v, wiring seed %v, straight-through from %v", c["name"], c["rng"], c["seed"], c["wiring_seed"], c["straight_through_from"])
 		}
 		return ""
 	}
@@ -204,8 +206,9 @@ func TestSweepExamples(t *testing.T) {
 			}
 			return ""
 		}},
-		{"lizard-jax.toml", 8, paperJAXRun("lizard", false)},
-		{"colour-g-jax.toml", 9, paperJAXRun("colour-g", true)},
+		{"lizard-jax.toml", 8, paperJAXRun("lizard", false, nil)},
+		{"colour-g-jax.toml", 17, paperJAXRun("colour-g", true, nil)},
+		{"colour-g-jax-straight.toml", 9, paperJAXRun("colour-g", true, 2000.0)},
 		{"pcg-checkerboard.toml", 9, pcgRun("checkerboard")},
 		{"pcg-checkerboard-small.toml", 5, pcgRun("checkerboard-small")},
 		{"pcg-gameoflife.toml", 3, pcgRun("gameoflife")},
