@@ -71,7 +71,24 @@ func lifeTarget(init []float32, h, w, c int) []float32 {
 // checkAllNeighbourhoods (every 3x3 neighbourhood) they are its checks.
 func lifeGridCheck(size, steps int) Check {
 	return Check{Name: "life-grid", Description: fmt.Sprintf("%dx%d periodic grid, %d steps from random cells, every step", size, size, steps),
-		Run: func(_ *Experiment, m *dlca.Model) CheckResult { return checkLifeGrid(m, size, steps) }}
+		Run: func(e *Experiment, m *dlca.Model) CheckResult {
+			return checkLifeGrid(m, size, steps, e.lifeGridInit(size))
+		}}
+}
+
+// lifeGridInit returns the grid check's random cells: drawn by the
+// notebook on the JAX stream, jax.random.randint(key, (size, size, 1), 0, 2)
+// from the batch key after training (JAXDraw), else from the checks' PCG
+// seed.
+func (e *Experiment) lifeGridInit(size int) []float32 {
+	if e.Model.RNG != dlca.StreamJAX {
+		return RandomBits(rand.New(rand.NewPCG(checkSeed, 0)), size, size, 1)
+	}
+	init := make([]float32, size*size)
+	for i, v := range e.jaxKeyAfterTraining().RandInt(size*size, 0, 2) {
+		init[i] = float32(v)
+	}
+	return init
 }
 
 // allNeighbourhoodsCheck runs checkAllNeighbourhoods.
@@ -110,13 +127,12 @@ func checkAllNeighbourhoods(_ *Experiment, m *dlca.Model) CheckResult {
 // animation (enough to see gliders move, small enough to publish).
 const lifeFrames = 20
 
-// checkLifeGrid runs the circuit and LifeStep side by side on a random
-// periodic grid. Wrong is the largest number of cells that differ after any
-// step; the detail also names the first step at which they differed. The
-// first lifeFrames states are kept as frames.
-func checkLifeGrid(m *dlca.Model, size, steps int) CheckResult {
-	rng := rand.New(rand.NewPCG(checkSeed, 0))
-	init := dlca.BitsOf(autograd.New(RandomBits(rng, size, size, 1), 1, size, size, 1))
+// checkLifeGrid runs the circuit and LifeStep side by side on the periodic
+// grid of cells cells (size x size, row-major). Wrong is the largest number
+// of cells that differ after any step; the detail also names the first step
+// at which they differed. The first lifeFrames states are kept as frames.
+func checkLifeGrid(m *dlca.Model, size, steps int, cells []float32) CheckResult {
+	init := dlca.BitsOf(autograd.New(cells, 1, size, size, 1))
 	ref := board(init, 0)
 	frames := []dlca.Bits{*init.Clone()}
 	firstBad, worst := 0, 0

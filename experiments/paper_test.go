@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -86,5 +87,60 @@ func TestJAXDraw(t *testing.T) {
 	again := e.JAXDraw()(3)
 	if again.FireSeed != run.Draw(3).FireSeed || !slices.Equal(again.Init, run.Draw(3).Init) {
 		t.Error("iteration 3 drawn afresh differs")
+	}
+}
+
+// TestJAXDrawLife writes the notebook's Game of Life cells out by hand: key =
+// PRNGKey(23); key, subkey = split(key) (subkey draws a batch only to print
+// it); each iteration key, sample_key = split(key) and the batch is the
+// boards numbered randint(sample_key, (20,), 0, 512), board n's cell k (k =
+// 3 row + column) being (n & (1 << (8 - k))) > 0 (generate_binary_tensor);
+// the 128x128 grid of the last cell is randint(key, (128, 128, 1), 0, 2)
+// with key as the training loop left it. A PCG run's grid is the checks'
+// fixed PCG seed's, as before.
+func TestJAXDrawLife(t *testing.T) {
+	c, _ := Builtin("gameoflife")
+	if err := c.Set("rng", "jax"); err != nil {
+		t.Fatal(err)
+	}
+	e, err := c.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	draw := e.Run().Draw
+	key, _ := jaxrand.NewKey(23).Split2()
+	for it := 1; it <= 3; it++ {
+		var sample jaxrand.Key
+		key, sample = key.Split2()
+		b := draw(it)
+		for i, n := range sample.RandInt(20, 0, 512) {
+			board := make([]uint8, 9)
+			for k := range 9 {
+				if n&(1<<(8-k)) != 0 {
+					board[k] = 1
+				}
+				if b.Init[i*9+k] != float32(board[k]) {
+					t.Fatalf("iteration %d, board %d (number %d): cell %d is %v", it, i, n, k, b.Init[i*9+k])
+				}
+			}
+			for k, v := range LifeStep(board, 3, 3) {
+				if b.Target[i*9+k] != float32(v) {
+					t.Fatalf("iteration %d, board %d: target cell %d is %v, want %d", it, i, k, b.Target[i*9+k], v)
+				}
+			}
+		}
+	}
+	for it := 4; it <= e.Iterations; it++ {
+		key, _ = key.Split2()
+	}
+	grid := e.lifeGridInit(128)
+	for i, v := range key.RandInt(128*128, 0, 2) {
+		if got := grid[i]; got != float32(v) {
+			t.Fatalf("the grid check's cell %d is %v, want %d", i, got, v)
+		}
+	}
+	pcg, _ := Get("gameoflife")
+	if !slices.Equal(pcg.lifeGridInit(16), RandomBits(rand.New(rand.NewPCG(checkSeed, 0)), 16, 16, 1)) {
+		t.Error("the PCG run's grid check starts from other cells than the checks' seed gives")
 	}
 }
