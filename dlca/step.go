@@ -337,9 +337,16 @@ type jaxMasks struct {
 func (j *jaxMasks) next(cells int) []bool {
 	var sub jaxrand.Key
 	j.key, sub = j.key.Split2()
+	return JAXFireMask(sub, float64(j.rate), cells)
+}
+
+// JAXFireMask is one fire mask of the JAX stream, the notebook's run_async
+// with key: cell i of cells fires when jax.random.uniform(key, cells)[i] is
+// at most rate, compared in float32.
+func JAXFireMask(key jaxrand.Key, rate float64, cells int) []bool {
 	m := make([]bool, cells)
-	for i, u := range sub.Uniform(cells) {
-		m[i] = u <= j.rate
+	for i, u := range key.Uniform(cells) {
+		m[i] = u <= float32(rate)
 	}
 	return m
 }

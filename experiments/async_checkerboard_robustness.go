@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"math/rand/v2"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -62,30 +61,35 @@ func mean(v []float64) float64 {
 // notebook does: after every step a square x square patch whose top-left
 // corner is uniform on the whole grid (row, then column, each in
 // [0, size)) is zeroed in every channel, clipped where it crosses the edge
-// (so about 86 cells a step for 10x10 on 64x64, not 100). The positions
-// come from a fixed seed, not the notebook's keys. It returns the error
-// against e's target after every step's damage and every
-// robustnessFrameEvery-th state (the initial one first).
+// (so about 86 cells a step for 10x10 on 64x64, not 100). The state, fire
+// masks and positions come from a fixed seed, or on the JAX stream from
+// the notebook's keys (robustnessDraws). It returns the error against e's
+// target after every step's damage and every robustnessFrameEvery-th state
+// (the initial one first).
 func RobustnessRun(e *Experiment, m *dlca.Model, size, steps, square int) ([]float64, []dlca.Bits) {
-	rng := rand.New(rand.NewPCG(checkSeed, 0))
 	c := m.Config.Channels
-	init := dlca.BitsOf(autograd.New(e.Init(rng, size, size, c), 1, size, size, c))
+	state, draw := e.robustnessDraws(m, size, c)
+	init := dlca.BitsOf(autograd.New(state, 1, size, size, c))
 	frames := []dlca.Bits{*init.Clone()}
 	curve := make([]float64, 0, steps)
-	m.Circuit().Rollout(init, steps, dlca.HardOptions{Async: true, Seed: checkSeed, After: func(t int, s *dlca.Bits) {
-		y0, x0 := rng.IntN(size), rng.IntN(size)
+	circ := m.Circuit()
+	cur, next := init.Clone(), init.Clone()
+	for t := 1; t <= steps; t++ {
+		fire, y0, x0 := draw(cur.Cells())
+		circ.Step(next, cur, fire)
+		cur, next = next, cur
 		for y := y0; y < min(y0+square, size); y++ {
 			for x := x0; x < min(x0+square, size); x++ {
 				for k := range c {
-					s.Set(0, y, x, k, 0)
+					cur.Set(0, y, x, k, 0)
 				}
 			}
 		}
-		curve = append(curve, float64(wrongBits(e, s)))
+		curve = append(curve, float64(wrongBits(e, cur)))
 		if t%robustnessFrameEvery == 0 {
-			frames = append(frames, *s.Clone())
+			frames = append(frames, *cur.Clone())
 		}
-	}})
+	}
 	return curve, frames
 }
 

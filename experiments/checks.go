@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"strings"
 
 	"github.com/dlca/dlca/autograd"
@@ -10,17 +9,18 @@ import (
 )
 
 // checkSeed seeds the initial states (and fire masks) of the checks, so that
-// a check gives the same answer every time it runs on the same model.
+// a check gives the same answer every time it runs on the same model (on
+// the JAX stream the notebook's keys take its place: checkdraw.go).
 const checkSeed = 1
 
 // Rollout runs the hard circuit of m on one size x size grid from e's initial
-// state for steps steps. When damage is true, the centre hole x hole square
+// state (checkInit) for steps steps, asynchronous ones firing by
+// checkFireSeed. When damage is true, the centre hole x hole square
 // is zeroed (every channel) in the initial state and after every step up to
 // damageUntil. It returns every state, the initial one first.
 func Rollout(e *Experiment, m *dlca.Model, size, steps, hole, damageUntil int) []dlca.Bits {
-	rng := rand.New(rand.NewPCG(checkSeed, 0))
 	c := m.Config.Channels
-	init := dlca.BitsOf(autograd.New(e.Init(rng, size, size, c), 1, size, size, c))
+	init := dlca.BitsOf(autograd.New(e.checkInit(size, c), 1, size, size, c))
 	damage := func(s *dlca.Bits) {
 		lo := (size - hole) / 2
 		for y := lo; y < lo+hole; y++ {
@@ -35,7 +35,7 @@ func Rollout(e *Experiment, m *dlca.Model, size, steps, hole, damageUntil int) [
 		damage(init)
 	}
 	frames := []dlca.Bits{*init.Clone()}
-	m.Circuit().Rollout(init, steps, dlca.HardOptions{Async: e.Async, Seed: checkSeed, After: func(t int, s *dlca.Bits) {
+	m.Circuit().Rollout(init, steps, dlca.HardOptions{Async: e.Async, Seed: e.checkFireSeed(), After: func(t int, s *dlca.Bits) {
 		if hole > 0 && t <= damageUntil {
 			damage(s)
 		}

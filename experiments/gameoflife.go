@@ -84,11 +84,7 @@ func (e *Experiment) lifeGridInit(size int) []float32 {
 	if e.Model.RNG != dlca.StreamJAX {
 		return RandomBits(rand.New(rand.NewPCG(checkSeed, 0)), size, size, 1)
 	}
-	init := make([]float32, size*size)
-	for i, v := range e.jaxKeyAfterTraining().RandInt(size*size, 0, 2) {
-		init[i] = float32(v)
-	}
-	return init
+	return floats(e.jaxAfterTraining().batch.RandInt(size*size, 0, 2))
 }
 
 // allNeighbourhoodsCheck runs checkAllNeighbourhoods.

@@ -96,17 +96,6 @@ func (e *Experiment) jaxBatchRoot() jaxrand.Key {
 	return root
 }
 
-// jaxKeyAfterTraining is the batch key after the run's Iterations splits:
-// the key the notebook's Game of Life cell draws its 128x128 grid from
-// once training is over.
-func (e *Experiment) jaxKeyAfterTraining() jaxrand.Key {
-	key := e.jaxBatchRoot()
-	for range e.Iterations {
-		key, _ = key.Split2()
-	}
-	return key
-}
-
 // lifeBoardCount is the number of 3x3 boards, the notebook's
 // generate_binary_tensor.
 const lifeBoardCount = 1 << dlca.NeighbourhoodSize

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/jaxrand"
 )
 
@@ -142,5 +144,62 @@ func TestJAXDrawLife(t *testing.T) {
 	pcg, _ := Get("gameoflife")
 	if !slices.Equal(pcg.lifeGridInit(16), RandomBits(rand.New(rand.NewPCG(checkSeed, 0)), 16, 16, 1)) {
 		t.Error("the PCG run's grid check starts from other cells than the checks' seed gives")
+	}
+}
+
+// TestJAXCheckDraws writes the notebook's asynchronous checkerboard check
+// cells out by hand: after the 800 training iterations (key, sample_key =
+// split(key) from PRNGKey(23); the train state's key from
+// split(PRNGKey(23))[0], split once an iteration) the grid is
+// randint(sample_key, (56, 56, 8), 0, 2), the self-healing cell splits the
+// train state's key once a step for its masks, and the robustness cell
+// splits it into key, k1, k2, k3 each step: the mask uniform(k1, (64, 64,
+// 1)) <= 0.6, the corner (randint(k2, (), 0, 64), randint(k3, (), 0, 64)).
+func TestJAXCheckDraws(t *testing.T) {
+	c, _ := Builtin("checkerboard-async")
+	if err := c.Set("rng", "jax"); err != nil {
+		t.Fatal(err)
+	}
+	e, err := c.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := jaxrand.NewKey(23)
+	state, _ := key.Split2()
+	var sample jaxrand.Key
+	for range 800 {
+		key, sample = key.Split2()
+		state, _ = state.Split2()
+	}
+	if !slices.Equal(e.checkInit(56, 8), floats(sample.RandInt(56*56*8, 0, 2))) {
+		t.Error("the checks' grid is not randint(sample_key, (56, 56, 8), 0, 2)")
+	}
+	if e.checkFireSeed() != state.Uint64() {
+		t.Errorf("the checks' fire key %x, want the train state's %x", e.checkFireSeed(), state.Uint64())
+	}
+	m, err := dlca.New(e.Model, autograd.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	init, draw := e.robustnessDraws(m, 64, 8)
+	if !slices.Equal(init, floats(sample.RandInt(64*64*8, 0, 2))) {
+		t.Error("the robustness grid is not randint(sample_key, (64, 64, 8), 0, 2)")
+	}
+	for step := 1; step <= 3; step++ {
+		k := state.Split(4)
+		state = k[0]
+		fire, y0, x0 := draw(64 * 64)
+		for i, u := range k[1].Uniform(64 * 64) {
+			if fire[i] != (u <= float32(0.6)) {
+				t.Fatalf("step %d: cell %d fires %v with uniform %v", step, i, fire[i], u)
+			}
+		}
+		if want := [2]int32{k[2].RandInt(1, 0, 64)[0], k[3].RandInt(1, 0, 64)[0]}; y0 != int(want[0]) || x0 != int(want[1]) {
+			t.Fatalf("step %d: square at (%d, %d), want %v", step, y0, x0, want)
+		}
+	}
+	pcg, _ := Get("checkerboard-async")
+	if !slices.Equal(pcg.checkInit(8, 8), RandomBits(rand.New(rand.NewPCG(checkSeed, 0)), 8, 8, 8)) || pcg.checkFireSeed() != checkSeed {
+		t.Error("the PCG run's checks draw from other than the checks' seed")
 	}
 }
