@@ -183,6 +183,16 @@ func streamOf(r runRecord) string {
 	return cmp.Or(r.Config.RNG, dlca.StreamPCG)
 }
 
+// labelOf names run r's experiment in the page's rows: its name, with the
+// change to the paper's method it trained with, if any (straight-through
+// from an iteration), so that such runs are never counted as the paper's.
+func labelOf(r runRecord) string {
+	if r.Config != nil && r.Config.StraightThroughFrom > 0 {
+		return fmt.Sprintf("%s, straight-through from %d", r.Experiment, r.Config.StraightThroughFrom)
+	}
+	return r.Experiment
+}
+
 // picturePrefix starts the names of run r's pictures: the experiment and
 // seeds, and the stream where it is not the default (so that the names of
 // pictures of runs from before the streams stay as they were).
@@ -253,12 +263,12 @@ func writeResults(w io.Writer, runs []runRecord, pictures map[int][]string) {
 	fmt.Fprintln(w, "## Pictures")
 	for _, i := range order {
 		if links := pictures[i]; len(links) > 0 {
-			fmt.Fprintf(w, "\n### %s, %s stream, batch seed %d, wiring seed %d\n\n%s\n", runs[i].Experiment, streamOf(runs[i]), runs[i].Seed, runs[i].WiringSeed, strings.Join(links, "\n"))
+			fmt.Fprintf(w, "\n### %s, %s stream, batch seed %d, wiring seed %d\n\n%s\n", labelOf(runs[i]), streamOf(runs[i]), runs[i].Seed, runs[i].WiringSeed, strings.Join(links, "\n"))
 		}
 	}
 }
 
-// writeSummary writes, for each experiment, stream and iteration count with
+// writeSummary writes, for each experiment (labelOf), stream and iteration count with
 // runs (in the order of which), how its runs went over their seeds: how many
 // reached hard loss 0, how many passed every check, the best final hard loss
 // and the range of active gates. The paper itself asks for results over
@@ -268,7 +278,7 @@ func writeSummary(w io.Writer, runs []runRecord, which []int) {
 		experiment, stream string
 		iterations         int
 	}
-	groupOf := func(r runRecord) group { return group{r.Experiment, streamOf(r), r.Iterations} }
+	groupOf := func(r runRecord) group { return group{labelOf(r), streamOf(r), r.Iterations} }
 	var groups []group
 	for _, i := range which {
 		if g := groupOf(runs[i]); !slices.Contains(groups, g) {
@@ -328,7 +338,7 @@ func writeRows(w io.Writer, runs []runRecord, which []int) {
 			checks = append(checks, checkCell(r.Experiment, c))
 		}
 		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %s | %.3f | %.0f | %d | %.0f s | %s | %s |\n",
-			r.Experiment, streamOf(r), r.Seed, r.WiringSeed, r.Iterations, first, r.Final.SoftLoss, r.Final.HardLoss,
+			labelOf(r), streamOf(r), r.Seed, r.WiringSeed, r.Iterations, first, r.Final.SoftLoss, r.Final.HardLoss,
 			r.Final.ActiveGates, trainingSeconds(r), r.Device+", "+cmp.Or(r.Machine, "machine not recorded"), strings.Join(checks, "; "))
 	}
 }

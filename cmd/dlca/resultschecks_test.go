@@ -16,7 +16,8 @@ import (
 // TestResultsStream: dlca results reads each run's random stream from its
 // run.json (pcg where none is recorded, as in older runs), shows it in the
 // run's row, summarises the streams' runs apart, and names the pictures and
-// their heading after a stream other than pcg.
+// their heading after a stream other than pcg. A run of a change to the
+// paper's method (straight-through) is labelled and summarised apart.
 func TestResultsStream(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
@@ -28,6 +29,9 @@ func TestResultsStream(t *testing.T) {
 		if rng != "-" {
 			r.Config = &experiments.Config{Name: "lizard", WiringSeed: wiring, RNG: rng}
 		}
+		if strings.HasPrefix(name, "st-") {
+			r.Config.StraightThroughFrom = 3000
+		}
 		b, err := json.Marshal(r)
 		if err != nil {
 			t.Fatal(err)
@@ -37,7 +41,7 @@ func TestResultsStream(t *testing.T) {
 		}
 		return fakeRun(t, dir, name, string(b))
 	}
-	runs := []string{run("jax-23", 23, 0, "jax"), run("old-4", 4, 10, "-"), run("jax-5", 5, 3, "jax"), run("pcg-6", 6, 7, "")}
+	runs := []string{run("jax-23", 23, 0, "jax"), run("old-4", 4, 10, "-"), run("jax-5", 5, 3, "jax"), run("pcg-6", 6, 7, ""), run("st-7", 7, 1, "jax")}
 	code, _, errs := runCmd(append([]string{"results", "-out", "R.md", "-img", "img"}, runs...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -53,6 +57,9 @@ func TestResultsStream(t *testing.T) {
 		// The summary: one row per stream, each with its own runs.
 		"| lizard | jax | 3500 | 2 | 0 | 0 | 0 (23) |",
 		"| lizard | pcg | 3500 | 2 | 0 | 0 | 7 (6) |",
+		// A change to the paper's method has rows of its own.
+		"| lizard, straight-through from 3000 | jax | 23 | 7 | 3500 |",
+		"| lizard, straight-through from 3000 | jax | 3500 | 1 | 0 | 0 | 1 (7) |",
 		"### lizard, jax stream, batch seed 23, wiring seed 23",
 		"](img/lizard-jax-seed23-wiring23-loss.png)",
 	} {

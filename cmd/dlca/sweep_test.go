@@ -208,7 +208,7 @@ func TestSweepExamples(t *testing.T) {
 		}},
 		{"lizard-jax.toml", 8, paperJAXRun("lizard", false, nil)},
 		{"colour-g-jax.toml", 17, paperJAXRun("colour-g", true, nil)},
-		{"colour-g-jax-straight.toml", 9, paperJAXRun("colour-g", true, 2000.0)},
+		{"colour-g-jax-straight.toml", 3, paperJAXRun("colour-g", true, 2000.0)},
 		{"pcg-checkerboard.toml", 9, pcgRun("checkerboard")},
 		{"pcg-checkerboard-small.toml", 5, pcgRun("checkerboard-small")},
 		{"pcg-gameoflife.toml", 3, pcgRun("gameoflife")},
