@@ -74,6 +74,11 @@ func (e *CPU) iterate(b *Batch, keep bool) (float64, []*autograd.Tensor, error) 
 	if err := checkIteration(e.m, loss.Item()); err != nil { // guard.go: no step on a NaN
 		return 0, nil, err
 	}
+	// NOTE: a straight-through loss of 0 means the circuit is right on this
+	// batch: its gradient is 0 and the model is left as it is, where
+	// AdamW's momentum and weight decay would otherwise move a right
+	// circuit.
+	skip := e.straight && loss.Item() == 0
 	var grads []*autograd.Tensor
 	if keep {
 		grads = make([]*autograd.Tensor, len(e.params))
@@ -85,9 +90,11 @@ func (e *CPU) iterate(b *Batch, keep bool) (float64, []*autograd.Tensor, error) 
 			}
 		}
 	}
-	optim.ClipGradValue(e.params, e.setup.Optimizer.Clip)
-	if err := e.opt.Step(); err != nil {
-		return 0, nil, err
+	if !skip {
+		optim.ClipGradValue(e.params, e.setup.Optimizer.Clip)
+		if err := e.opt.Step(); err != nil {
+			return 0, nil, err
+		}
 	}
 	e.opt.ZeroGrad()
 	return loss.Item(), grads, nil

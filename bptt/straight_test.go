@@ -2,10 +2,10 @@ package bptt_test
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 )
@@ -72,11 +72,47 @@ func TestStraightThroughFrom(t *testing.T) {
 	}
 }
 
+// sameParams reports whether a and b have the same logits, bit for bit.
 func sameParams(a, b *dlca.Model) bool {
 	for i, p := range a.Params() {
-		if !slices.Equal(p.Data32(), b.Params()[i].Data32()) {
-			return false
+		for j := range p.Len() {
+			if p.At(j) != b.Params()[i].At(j) {
+				return false
+			}
 		}
 	}
 	return true
+}
+
+// A straight-through iteration on a batch the circuit gets right (its
+// target is the circuit's own rollout) has loss 0 and leaves the model as
+// it is; the paper's method moves it (AdamW's weight decay at least).
+func TestStraightThroughKeepsARightCircuit(t *testing.T) {
+	setup := tinySetup(t)
+	b := tinyBatch(3)
+	init := autograd.New(b.Init, 2, 4, 4, 2)
+	final := setup.Model.Circuit().Rollout(dlca.BitsOf(init), setup.Steps, dlca.HardOptions{})
+	for i := range final.Cells() {
+		for j, k := range setup.LossChannels {
+			b.Target[i*len(setup.LossChannels)+j] = float32(final.Cell(i, k))
+		}
+	}
+	for _, straight := range []bool{true, false} {
+		eng, err := bptt.NewCPU(setup)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng.SetStraightThrough(straight)
+		loss, err := eng.Iterate(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := eng.Model()
+		switch kept := sameParams(m, setup.Model); {
+		case straight && (loss != 0 || !kept):
+			t.Fatalf("straight-through on a right circuit: loss %v, model kept %v", loss, kept)
+		case !straight && (loss == 0 || kept):
+			t.Fatalf("the paper's method on the same batch: loss %v, model kept %v", loss, kept)
+		}
+	}
 }

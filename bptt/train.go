@@ -74,8 +74,10 @@ type Run struct {
 	// circuit's gates (each its argmax op) and the backward pass takes the
 	// soft model's gradient at those activations
 	// (dlca.RolloutOptions.StraightThrough), so the loss minimised is the
-	// hard loss. Not the paper's method: an option against the relaxation
-	// gap, off (0) by default. The engine must be a StraightThroughEngine.
+	// hard loss; an iteration whose loss is 0 (the circuit right on its
+	// batch) leaves the model as it is. Not the paper's method: an option
+	// against the relaxation gap, off (0) by default. The engine must be a
+	// StraightThroughEngine.
 	StraightThroughFrom int
 }
 
