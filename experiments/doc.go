@@ -11,5 +11,7 @@
 // experiment means adding one such file; anyone else writes a file.
 //
 // Checks run the hard circuit (dlca.Circuit) from a fixed seed, so that a
-// model always gets the same verdict.
+// model always gets the same verdict; on the JAX stream they draw from the
+// keys the paper's notebook holds after training, as its check cells do
+// (checkdraw.go). JAXDraw draws the batches of the JAX stream.
 package experiments
