@@ -207,7 +207,7 @@ func TestSweepExamples(t *testing.T) {
 			return ""
 		}},
 		{"lizard-jax.toml", 8, paperJAXRun("lizard", false, nil)},
-		{"colour-g-jax.toml", 17, paperJAXRun("colour-g", true, nil)},
+		{"colour-g-jax.toml", 24, paperJAXRun("colour-g", true, nil)},
 		{"colour-g-jax-straight.toml", 3, paperJAXRun("colour-g", true, 2000.0)},
 		{"pcg-checkerboard.toml", 9, pcgRun("checkerboard")},
 		{"pcg-checkerboard-small.toml", 5, pcgRun("checkerboard-small")},
