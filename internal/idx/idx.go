@@ -63,8 +63,12 @@ func Read(r io.Reader) (*Array, error) {
 	if _, err := io.ReadFull(br, data); err != nil {
 		return nil, fmt.Errorf("idx: data ends early (want %d bytes for dimensions %v): %w", total, dims, err)
 	}
-	if extra, _ := br.Peek(1); len(extra) > 0 {
+	// Reading past the data also makes gzip check its trailer (CRC and
+	// length), so a cut or corrupt stream is caught here.
+	if extra, err := br.Peek(1); len(extra) > 0 {
 		return nil, fmt.Errorf("idx: trailing bytes after %d bytes of data for dimensions %v", total, dims)
+	} else if err != io.EOF {
+		return nil, fmt.Errorf("idx: after the data: %w", err)
 	}
 	return &Array{Dims: dims, Data: data}, nil
 }

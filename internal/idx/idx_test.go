@@ -26,6 +26,17 @@ func gz(b []byte) []byte {
 	return buf.Bytes()
 }
 
+// truncated returns b without its last n bytes.
+func truncated(b []byte, n int) []byte { return b[:len(b)-n] }
+
+// badCRC returns the gzip stream b with its CRC-32 (the trailer's first
+// four bytes) corrupted.
+func badCRC(b []byte) []byte {
+	b = bytes.Clone(b)
+	b[len(b)-8] ^= 0xff
+	return b
+}
+
 func TestRead(t *testing.T) {
 	raw := encode([]int{2, 3}, []byte{1, 2, 3, 4, 5, 6})
 	for name, in := range map[string][]byte{"plain": raw, "gzip": gz(raw)} {
@@ -51,6 +62,11 @@ func TestReadErrors(t *testing.T) {
 		{"short data", encode([]int{4}, []byte{1, 2}), "ends early"},
 		{"trailing", append(encode([]int{1}, []byte{1}), 9), "trailing"},
 		{"huge", []byte{0, 0, 8, 2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, "exceed"},
+		{"short header", []byte{0, 0, 8, 2, 0, 0, 0, 1}, "dimension 1"},
+		{"gzip without its trailer", truncated(gz(encode([]int{3}, []byte{1, 2, 3})), 8), "unexpected EOF"},
+		{"gzip cut in its header", gz(encode([]int{3}, []byte{1, 2, 3}))[:5], "bad gzip"},
+		{"gzip with a wrong checksum", badCRC(gz(encode([]int{3}, []byte{1, 2, 3}))), "checksum"},
+		{"gzip magic only", []byte{0x1f, 0x8b, 0}, "gzip"},
 	}
 	for _, c := range cases {
 		if _, err := Read(bytes.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
