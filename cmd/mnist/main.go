@@ -40,6 +40,7 @@ func run(args []string) error {
 	batch := fs.Int("batch", 128, "minibatch size")
 	lr := fs.Float64("lr", 2e-3, "Adam's peak learning rate (cosine-annealed to 0)")
 	seed := fs.Uint64("seed", 1, "random seed (initialisation and shuffling)")
+	subset := fs.Int("subset", 0, "train on the first N training images only (0: all of them); the test set stays whole")
 	data := fs.String("data", "", "directory holding the data set's four IDX files (default: the GoMNIST module for mnist, "+mnist.FashionDir+" for fashion)")
 	if err := runctl.ParseFlags(fs, args, os.Stdout); errors.Is(err, flag.ErrHelp) {
 		return nil
@@ -51,6 +52,9 @@ func run(args []string) error {
 	}
 	if *epochs <= 0 || *batch <= 0 || !(*lr > 0) {
 		return errors.New("-epochs, -batch and -lr must be positive")
+	}
+	if *subset < 0 {
+		return errors.New("-subset must be 0 (the whole training set) or positive")
 	}
 	ds, err := mnist.DatasetNamed(*dataset)
 	if err != nil {
@@ -72,7 +76,11 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%s, model %s on %s, %d epochs, batch %d, lr %g, seed %d\n", ds.Name, *model, dev.Name(), *epochs, *batch, *lr, *seed)
+	if *subset > 0 {
+		train = train.Head(*subset)
+	}
+	fmt.Printf("%s (%d training images), model %s on %s, %d epochs, batch %d, lr %g, seed %d\n",
+		ds.Name, train.Len(), *model, dev.Name(), *epochs, *batch, *lr, *seed)
 	start, last := time.Now(), time.Now()
 	cfg := mnist.Config{Epochs: *epochs, Batch: *batch, LR: *lr, Seed: *seed, Device: dev}
 	err = mnist.Train(m, train, cfg, func(epoch int, loss float64) {

