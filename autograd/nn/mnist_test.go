@@ -31,7 +31,10 @@ func TestFashionMNISTMLP(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	acc := mnist.Accuracy(m, mnist.CPU{}, test)
+	acc, err := mnist.Accuracy(m, mnist.CPU{}, test)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("test accuracy %.4f", acc)
 	if acc < 0.87 {
 		t.Fatalf("test accuracy %.4f, want at least 0.87", acc)

@@ -91,7 +91,11 @@ func run(args []string) error {
 		return err
 	}
 	trainTime := time.Since(start)
+	acc, err := mnist.Accuracy(m, dev, test)
+	if err != nil {
+		return err
+	}
 	fmt.Printf("test accuracy %.2f%% (training took %.1f s, %.1f s per epoch)\n",
-		100*mnist.Accuracy(m, dev, test), trainTime.Seconds(), trainTime.Seconds()/float64(*epochs))
+		100*acc, trainTime.Seconds(), trainTime.Seconds()/float64(*epochs))
 	return nil
 }

@@ -17,11 +17,11 @@ type Device interface {
 	// Place returns m with its parameters on the device: m itself, moved in
 	// place, or a copy. Build the optimiser on the placed model.
 	Place(m nn.Module) (nn.Module, error)
-	// Input returns the CPU tensor x on the device.
-	Input(x *autograd.Tensor) *autograd.Tensor
-	// Host returns t's values on the CPU (reading a device's results back
-	// is explicit).
-	Host(t *autograd.Tensor) *autograd.Tensor
+	// Input returns the CPU tensor x on the device (autograd's To).
+	Input(x *autograd.Tensor) (*autograd.Tensor, error)
+	// Host returns t on the CPU: reading a device's results back is
+	// explicit, and reports the device's error if it failed.
+	Host(t *autograd.Tensor) (*autograd.Tensor, error)
 }
 
 // CPU is the device every tensor starts on: placing and moving are no-ops.
@@ -34,10 +34,10 @@ func (CPU) Name() string { return "cpu" }
 func (CPU) Place(m nn.Module) (nn.Module, error) { return m, nil }
 
 // Input returns x.
-func (CPU) Input(x *autograd.Tensor) *autograd.Tensor { return x }
+func (CPU) Input(x *autograd.Tensor) (*autograd.Tensor, error) { return x, nil }
 
 // Host returns t.
-func (CPU) Host(t *autograd.Tensor) *autograd.Tensor { return t }
+func (CPU) Host(t *autograd.Tensor) (*autograd.Tensor, error) { return t, nil }
 
 // ErrGPUNotBuilt is what -device gpu gives until autograd has a GPU device
 // (gpu.go is where it plugs in).
@@ -56,4 +56,44 @@ func NewDevice(name string) (Device, func(), error) {
 		return openGPU()
 	}
 	return nil, nil, fmt.Errorf("mnist: unknown device %q (want cpu or gpu)", name)
+}
+
+// MoveParameters replaces every parameter p of m, in place, by move(p) made
+// a leaf that requires a gradient, and returns m: how a device's Place puts
+// a model there (move is autograd's To for a device, a Cast for another
+// dtype). It knows the layers this package's models are built of
+// (Sequential, Linear, Conv2d and layers without parameters) and refuses
+// others.
+func MoveParameters(m nn.Module, move func(*autograd.Tensor) (*autograd.Tensor, error)) (nn.Module, error) {
+	moveEach := func(ps ...**autograd.Tensor) error {
+		for _, p := range ps {
+			if *p == nil {
+				continue // a layer without bias
+			}
+			moved, err := move(*p)
+			if err != nil {
+				return err
+			}
+			*p = moved.Detach().SetRequiresGrad(true)
+		}
+		return nil
+	}
+	var err error
+	switch l := m.(type) {
+	case *nn.Sequential:
+		for _, layer := range l.Layers {
+			if _, err = MoveParameters(layer, move); err != nil {
+				break
+			}
+		}
+	case *nn.Linear:
+		err = moveEach(&l.Weight, &l.Bias)
+	case *nn.Conv2d:
+		err = moveEach(&l.Weight, &l.Bias)
+	default:
+		if len(m.Parameters()) > 0 {
+			err = fmt.Errorf("mnist: cannot move the parameters of a %T", m)
+		}
+	}
+	return m, err
 }

@@ -62,8 +62,12 @@ func Train(m nn.Module, train *Set, cfg Config, report func(epoch int, loss floa
 // trainStep takes one optimiser step on the examples at indices and returns
 // the loss before it.
 func trainStep(m nn.Module, opt optim.Optimizer, dev Device, s *Set, indices []int) (float64, error) {
-	x, y := s.Input(indices)
-	loss := nn.CrossEntropyLoss(m.Forward(dev.Input(cast(x, paramDType(m)))), y, nn.ReduceMean)
+	cpuX, y := s.Input(indices)
+	x, err := dev.Input(cpuX)
+	if err != nil {
+		return 0, err
+	}
+	loss := nn.CrossEntropyLoss(m.Forward(x), y, nn.ReduceMean)
 	opt.ZeroGrad()
 	if err := loss.Backward(); err != nil {
 		return 0, err
@@ -71,7 +75,11 @@ func trainStep(m nn.Module, opt optim.Optimizer, dev Device, s *Set, indices []i
 	if err := opt.Step(); err != nil {
 		return 0, err
 	}
-	return dev.Host(loss).Item(), nil
+	host, err := dev.Host(loss)
+	if err != nil {
+		return 0, err
+	}
+	return host.Item(), nil
 }
 
 // Trajectory trains m, already placed on dev, for steps steps of Adam at a
@@ -99,46 +107,40 @@ func Trajectory(m nn.Module, dev Device, s *Set, batch, steps int, lr float64) (
 
 // Predict returns m's class for every example of s, evaluated on dev
 // without recording a graph.
-func Predict(m nn.Module, dev Device, s *Set) []int {
+func Predict(m nn.Module, dev Device, s *Set) ([]int, error) {
 	const batch = 1000
-	dtype := paramDType(m)
 	pred := make([]int, 0, s.Len())
 	all := make([]int, s.Len())
 	for i := range all {
 		all[i] = i
 	}
 	for lo := 0; lo < len(all); lo += batch {
-		x, _ := s.Input(all[lo:min(lo+batch, len(all))])
-		logits := m.Forward(dev.Input(cast(x, dtype)).NoGrad())
-		pred = append(pred, autograd.ArgMax(dev.Host(logits), 1)...)
+		cpuX, _ := s.Input(all[lo:min(lo+batch, len(all))])
+		x, err := dev.Input(cpuX)
+		if err != nil {
+			return nil, err
+		}
+		logits, err := dev.Host(m.Forward(x.NoGrad()))
+		if err != nil {
+			return nil, err
+		}
+		pred = append(pred, autograd.ArgMax(logits, 1)...)
 	}
-	return pred
+	return pred, nil
 }
 
 // Accuracy returns the fraction of s that m, placed on dev, classifies
 // correctly.
-func Accuracy(m nn.Module, dev Device, s *Set) float64 {
+func Accuracy(m nn.Module, dev Device, s *Set) (float64, error) {
+	pred, err := Predict(m, dev, s)
+	if err != nil {
+		return 0, err
+	}
 	correct := 0
-	for i, p := range Predict(m, dev, s) {
+	for i, p := range pred {
 		if p == s.Labels[i] {
 			correct++
 		}
 	}
-	return float64(correct) / float64(max(s.Len(), 1))
-}
-
-// paramDType returns the dtype of m's parameters (float32 when it has none).
-func paramDType(m nn.Module) autograd.DType {
-	if ps := m.Parameters(); len(ps) > 0 {
-		return ps[0].DType()
-	}
-	return autograd.Float32
-}
-
-// cast returns x in dtype: inputs follow the model's parameters.
-func cast(x *autograd.Tensor, dtype autograd.DType) *autograd.Tensor {
-	if x.DType() == dtype {
-		return x
-	}
-	return autograd.Cast(x, dtype)
+	return float64(correct) / float64(max(s.Len(), 1)), nil
 }

@@ -41,8 +41,8 @@ func TestModelsTrain(t *testing.T) {
 		if !(last > 0 && last < 10) {
 			t.Fatalf("%s: training loss %v", kind, last)
 		}
-		if acc := Accuracy(m, CPU{}, data); acc < 0 || acc > 1 {
-			t.Fatalf("%s: accuracy %v", kind, acc)
+		if acc, err := Accuracy(m, CPU{}, data); err != nil || acc < 0 || acc > 1 {
+			t.Fatalf("%s: accuracy %v, %v", kind, acc, err)
 		}
 	}
 	if _, err := NewModel("resnet", autograd.Float32, rng); err == nil {
