@@ -8,8 +8,8 @@ import (
 	"github.com/dlca/dlca/autograd/nn"
 )
 
-// Device is where a model trains. Train, Accuracy and Trajectory build each
-// batch on the CPU, move it with Input, and read results back with Host, so
+// Device is where a model trains. Train, Predict, Accuracy and Trajectory
+// build each batch on the CPU, move it with Input, and read results back with Host, so
 // the same code runs on every device.
 type Device interface {
 	// Name is the -device name ("cpu", "gpu").
@@ -43,11 +43,8 @@ func (CPU) Host(t *autograd.Tensor) (*autograd.Tensor, error) { return t, nil }
 // (gpu.go is where it plugs in).
 var ErrGPUNotBuilt = errors.New("the autograd GPU device is not built yet; use -device cpu")
 
-// Devices lists the device names NewDevice knows.
-var Devices = []string{"cpu", "gpu"}
-
-// NewDevice returns the device called name: "cpu", or "gpu" (the first
-// WebGPU adapter). Close it when done.
+// NewDevice returns the device called name, "cpu" or "gpu", and the
+// function that closes it when the run is done.
 func NewDevice(name string) (Device, func(), error) {
 	switch name {
 	case "cpu":
