@@ -1,0 +1,130 @@
+package circuit
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/dlca/dlca/gates"
+)
+
+// Rewrite replaces textbook circuits by their smallest forms, and counts a
+// gate that something outside the cone still reads as staying.
+func TestRewriteFindsSmallestForms(t *testing.T) {
+	g := func(op gates.Op, a, b int32) Gate { return Gate{Op: op, A: a, B: b} }
+	cases := []struct {
+		name string
+		nl   *Netlist
+		want int // gates after Rewrite, counted by hand
+	}{
+		{"XOR from AND and OR", &Netlist{NumInputs: 2, Gates: []Gate{
+			g(gates.AAndNotB, 0, 1), g(gates.NotAAndB, 0, 1), g(gates.Or, 2, 3)}, Outputs: []int32{4}}, 1},
+		{"majority as three ANDs and two ORs", &Netlist{NumInputs: 3, Gates: []Gate{
+			g(gates.And, 0, 1), g(gates.And, 0, 2), g(gates.And, 1, 2), g(gates.Or, 3, 4), g(gates.Or, 6, 5)},
+			Outputs: []int32{7}}, 4},
+		{"majority whose x AND y is also an output", &Netlist{NumInputs: 3, Gates: []Gate{
+			g(gates.And, 0, 1), g(gates.And, 0, 2), g(gates.And, 1, 2), g(gates.Or, 3, 4), g(gates.Or, 6, 5)},
+			Outputs: []int32{7, 3}}, 4}, // x AND y stays; the smallest majority reuses it
+		{"a smallest circuit is left alone", &Netlist{NumInputs: 3, Gates: []Gate{
+			g(gates.Xor, 0, 1), g(gates.Xor, 3, 2)}, Outputs: []int32{4}}, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := Rewrite(c.nl)
+			mustEqual(t, c.name, c.nl, got)
+			if len(got.Gates) != c.want {
+				t.Errorf("%d gates became %d %v, want %d", len(c.nl.Gates), len(got.Gates), got.Gates, c.want)
+			}
+		})
+	}
+}
+
+// tableNetlist returns a netlist of in inputs computing f by Shannon
+// expansion on every input: a deliberately wasteful circuit (three gates
+// per node of a full decision tree) for the passes to shrink.
+func tableNetlist(in int, f func(r int) bool) *Netlist {
+	nl := &Netlist{NumInputs: in}
+	add := func(op gates.Op, a, b int32) int32 {
+		nl.Gates = append(nl.Gates, Gate{Op: op, A: a, B: b})
+		return int32(nl.NumValues() - 1)
+	}
+	var tree func(v, r int) int32
+	tree = func(v, r int) int32 {
+		if v == in {
+			return add(map[bool]gates.Op{false: gates.False, true: gates.True}[f(r)], 0, 0)
+		}
+		lo, hi := tree(v+1, r), tree(v+1, r|1<<v)
+		return add(gates.Or, add(gates.NotAAndB, int32(v), lo), add(gates.And, int32(v), hi))
+	}
+	nl.Outputs = []int32{tree(0, 0)}
+	return nl
+}
+
+// Random rules that depend on how many of some inputs are set, and on the
+// others: Symmetrize finds the counted inputs, rebuilds the rule far
+// smaller and keeps its function on every input.
+func TestSymmetrizeRebuildsCountingRules(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 0))
+	rebuilt := 0
+	for trial := range 100 {
+		in := 3 + rng.IntN(7)
+		counted := rng.Perm(in)[:3+rng.IntN(in-2)] // at least three inputs
+		var mask int
+		for _, i := range counted {
+			mask |= 1 << i
+		}
+		rule := rng.Uint64() // bit n*2^rest + rest inputs: the value
+		f := func(r int) bool {
+			n, rest, b := bits.OnesCount(uint(r&mask)), 0, 0
+			for i := range in {
+				if mask>>i&1 == 0 {
+					rest |= (r >> i & 1) << b
+					b++
+				}
+			}
+			return rule>>((n<<b|rest)%64)&1 == 1
+		}
+		nl := tableNetlist(in, f)
+		s := Symmetrize(PropagateConstants(nl))
+		mustEqual(t, "Symmetrize", nl, s)
+		if len(s.Gates) < len(nl.Gates) {
+			rebuilt++
+		}
+		if trial == 0 && len(s.Gates) >= len(nl.Gates) {
+			t.Errorf("the first rule (%d inputs, %d counted) kept its %d gates", in, len(counted), len(nl.Gates))
+		}
+	}
+	if rebuilt < 50 {
+		t.Errorf("only %d of 100 counting rules were rebuilt", rebuilt)
+	}
+}
+
+// The adder tree counts: its bits give the number of set inputs for every
+// assignment of up to 9 inputs.
+func TestCountBits(t *testing.T) {
+	for n := 1; n <= 9; n++ {
+		k := bits.Len(uint(n))
+		nl := &Netlist{NumInputs: n}
+		xs := make([]int32, n)
+		for i := range xs {
+			xs[i] = int32(i)
+		}
+		nl.Outputs = countBits(xs, k, func(op gates.Op, a, b int32) int32 {
+			nl.Gates = append(nl.Gates, Gate{Op: op, A: a, B: b})
+			return int32(nl.NumValues() - 1)
+		})
+		in := make([]uint8, n)
+		for r := range 1 << n {
+			for i := range in {
+				in[i] = uint8(r >> i & 1)
+			}
+			got := 0
+			for b, v := range nl.Eval(in) {
+				got |= int(v) << b
+			}
+			if want := bits.OnesCount(uint(r)); got != want {
+				t.Fatalf("%d inputs %v: count %d, want %d", n, in, got, want)
+			}
+		}
+	}
+}
