@@ -143,3 +143,16 @@ func gateLowerBound(nl *Netlist) int {
 	}
 	return bound
 }
+
+// BenchmarkSimplify times Simplify on the learned circuits (all passes,
+// rounds until nothing changes).
+func BenchmarkSimplify(b *testing.B) {
+	for _, name := range []string{"life", "checkerboard"} {
+		nl := learned(b, name)
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				Simplify(nl)
+			}
+		})
+	}
+}

@@ -172,24 +172,10 @@ func (r *rewriter) cutsOf(v int32) []cut {
 // union returns the sorted union of two cuts, or nil if it has more than
 // four leaves.
 func union(a, b cut) cut {
-	c := make(cut, 0, 4)
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		var x int32
-		switch {
-		case j == len(b) || (i < len(a) && a[i] < b[j]):
-			x, i = a[i], i+1
-		case i == len(a) || b[j] < a[i]:
-			x, j = b[j], j+1
-		default:
-			x, i, j = a[i], i+1, j+1
-		}
-		if len(c) == 4 {
-			return nil
-		}
-		c = append(c, x)
+	if c := union32(a, b); len(c) <= 4 {
+		return c
 	}
-	return c
+	return nil
 }
 
 // truthTable returns v's function of the cut's leaves: leaf i is input i.
