@@ -16,23 +16,24 @@ import (
 //
 // This is how a trained rule is pruned to what its visible channels need
 // (the paper's "after pruning" gate counts); Simplify, which keeps every
-// output's function, cannot do it. It returns an error if nl is not a
-// cellular-automaton rule or keep names no channel of it.
-func KeepChannels(nl *Netlist, keep []int) (*Netlist, error) {
+// output's function, cannot do it. It also returns every channel kept
+// (those in keep and those that influence them), in order, and an error if
+// nl is not a cellular-automaton rule or keep names no channel of it.
+func KeepChannels(nl *Netlist, keep []int) (*Netlist, []int, error) {
 	nl.mustValidate("KeepChannels")
 	if !nl.IsCA() {
-		return nil, fmt.Errorf("circuit: a netlist of %d inputs and %d outputs is no cellular-automaton rule (9 inputs per output)", nl.NumInputs, len(nl.Outputs))
+		return nil, nil, fmt.Errorf("circuit: a netlist of %d inputs and %d outputs is no cellular-automaton rule (9 inputs per output)", nl.NumInputs, len(nl.Outputs))
 	}
 	c := nl.Channels()
 	if len(keep) == 0 {
-		return nil, fmt.Errorf("circuit: no channel to keep")
+		return nil, nil, fmt.Errorf("circuit: no channel to keep")
 	}
 	reads := channelReads(nl)
 	kept := make([]bool, c)
 	todo := []int{}
 	for _, k := range keep {
 		if k < 0 || k >= c {
-			return nil, fmt.Errorf("circuit: channel %d to keep: the rule has channels 0 to %d", k, c-1)
+			return nil, nil, fmt.Errorf("circuit: channel %d to keep: the rule has channels 0 to %d", k, c-1)
 		}
 		todo = append(todo, k)
 	}
@@ -46,12 +47,15 @@ func KeepChannels(nl *Netlist, keep []int) (*Netlist, error) {
 		todo = append(todo, reads[k]...)
 	}
 	out := nl.Clone()
+	var all []int
 	for k, kk := range kept {
-		if !kk {
+		if kk {
+			all = append(all, k)
+		} else {
 			out.Outputs[k] = int32(4*c + k) // the cell itself, channel k
 		}
 	}
-	return RemoveDead(out), nil
+	return RemoveDead(out), all, nil
 }
 
 // channelReads returns, for each channel, the channels its output depends

@@ -15,7 +15,7 @@ func TestKeepChannelsKeepsTheirTrajectory(t *testing.T) {
 		c := 2 + rng.IntN(4)
 		nl := randomCA(rng, c, 20+rng.IntN(80))
 		keep := []int{rng.IntN(c)}
-		p, err := KeepChannels(nl, keep)
+		p, _, err := KeepChannels(nl, keep)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,9 +47,13 @@ func TestKeepChannelsKeepsTheirTrajectory(t *testing.T) {
 // the paper's 5 after pruning, and still grows.
 func TestKeepChannelsPrunesTheCheckerboard(t *testing.T) {
 	s, _ := Simplify(learned(t, "checkerboard"))
-	p, err := KeepChannels(s, []int{0})
+	p, kept, err := KeepChannels(s, []int{0})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Channel 0 reads channels 5 and 6, which copy channel 0 of a neighbour.
+	if !slices.Equal(kept, []int{0, 5, 6}) {
+		t.Errorf("kept channels %v, want [0 5 6]", kept)
 	}
 	if len(p.Gates) > 5 {
 		t.Errorf("channel 0 of the checkerboard needs %d gates, want at most 5", len(p.Gates))
@@ -76,7 +80,7 @@ func TestKeepChannelsErrors(t *testing.T) {
 		{LifeCircuit(), []int{-1}},
 		{&Netlist{NumInputs: 2, Outputs: []int32{0}}, []int{0}},
 	} {
-		if _, err := KeepChannels(c.nl, c.keep); err == nil {
+		if _, _, err := KeepChannels(c.nl, c.keep); err == nil {
 			t.Errorf("KeepChannels(%d inputs, %v): no error", c.nl.NumInputs, c.keep)
 		}
 	}
