@@ -84,15 +84,10 @@ func TestExportBadFlags(t *testing.T) {
 	}
 }
 
-// -keep prunes the rule as circuit.KeepChannels does, and says what it kept.
-func TestExportKeep(t *testing.T) {
-	dir := t.TempDir()
-	m, model := exportModel(t, dir)
-	path := filepath.Join(dir, "rule.json")
-	code, out, errs := runCmd("export", "-model", model, "-format", "json", "-o", path, "-simplify=false", "-keep", "1")
-	if code != 0 || !strings.Contains(out, "-keep 1: channels [") {
-		t.Fatalf("export: exit %d: %s%s", code, out, errs)
-	}
+// readNetlist reads an exported JSON netlist (circuit.ReadNetlist
+// validates it).
+func readNetlist(t *testing.T, path string) *circuit.Netlist {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -102,6 +97,19 @@ func TestExportKeep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return nl
+}
+
+// -keep prunes the rule as circuit.KeepChannels does, and says what it kept.
+func TestExportKeep(t *testing.T) {
+	dir := t.TempDir()
+	m, model := exportModel(t, dir)
+	path := filepath.Join(dir, "rule.json")
+	code, out, errs := runCmd("export", "-model", model, "-format", "json", "-o", path, "-simplify=false", "-keep", "1")
+	if code != 0 || !strings.Contains(out, "-keep 1: channels [") {
+		t.Fatalf("export: exit %d: %s%s", code, out, errs)
+	}
+	nl := readNetlist(t, path)
 	want, _, err := circuit.KeepChannels(m.Netlist(), []int{1})
 	if err != nil {
 		t.Fatal(err)
@@ -126,15 +134,7 @@ func TestExportWritesEveryFormat(t *testing.T) {
 		if report := strings.Contains(out, "perception") && strings.Contains(out, "update"); report != (simplify == "true") {
 			t.Fatalf("-simplify=%s: report of both networks printed = %v:\n%s", simplify, report, out)
 		}
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		nl, err := circuit.ReadNetlist(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		nl := readNetlist(t, path)
 		if simplify == "false" && !nl.Equal(m.Netlist()) {
 			t.Fatal("the unsimplified export differs from the model's netlist")
 		}
