@@ -46,15 +46,13 @@ func Rewrite(nl *Netlist) *Netlist {
 		newOf[i] = int32(i)
 	}
 	out := RemoveDead(rebuild(nl, func(b *builder, k int, g Gate, label string) int32 {
-		v, ok := int32(-1), false
-		var p plan
-		if p, ok = plans[int32(nl.NumInputs+k)]; ok {
-			v = p.build(b, newOf, label)
+		v := int32(nl.NumInputs + k)
+		if p, ok := plans[v]; ok {
+			newOf[v] = p.build(b, newOf, label)
 		} else {
-			v = b.add(g, label)
+			newOf[v] = b.add(g, label)
 		}
-		newOf[nl.NumInputs+k] = v
-		return v
+		return newOf[v]
 	}))
 	if len(out.Gates) >= len(nl.Gates) {
 		return nl // never expected: each plan saves at least one gate

@@ -128,3 +128,42 @@ func TestCountBits(t *testing.T) {
 		}
 	}
 }
+
+// synthesize builds, for random functions of up to maxResidual variables
+// with random don't-cares, a circuit that agrees with them wherever they
+// care, with as many gates as its recipe says.
+func TestSynthesizeAgreesWhereItCares(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 0))
+	for trial := range 200 {
+		n := rng.IntN(maxResidual + 1)
+		p := partial{val: make([]bool, 1<<n), care: make([]bool, 1<<n), n: n}
+		for r := range p.val {
+			p.val[r], p.care[r] = rng.IntN(2) == 1, rng.IntN(4) > 0
+		}
+		rc := synthesize(p)
+		nl := &Netlist{NumInputs: max(n, 1)}
+		vars := make([]int32, n)
+		for i := range vars {
+			vars[i] = int32(i)
+		}
+		nl.Outputs = []int32{rc.build(vars, func(op gates.Op, a, b int32) int32 {
+			nl.Gates = append(nl.Gates, Gate{Op: op, A: a, B: b})
+			return int32(nl.NumValues() - 1)
+		})}
+		if err := nl.Validate(); err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if _, constant := rc.constant(); !constant && len(nl.Gates) != rc.cost {
+			t.Errorf("trial %d: %d gates built, recipe says %d", trial, len(nl.Gates), rc.cost)
+		}
+		in := make([]uint8, nl.NumInputs)
+		for r := range p.val {
+			for i := range in {
+				in[i] = uint8(r >> i & 1)
+			}
+			if p.care[r] && nl.Eval(in)[0] != bit(p.val[r]) {
+				t.Fatalf("trial %d (%d variables): row %d gives %d, want %v", trial, n, r, nl.Eval(in)[0], p.val[r])
+			}
+		}
+	}
+}

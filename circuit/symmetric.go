@@ -3,6 +3,7 @@ package circuit
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/dlca/dlca/circuit/internal/smallest"
 	"github.com/dlca/dlca/gates"
@@ -269,14 +270,15 @@ func synthesize(p partial) *recipe {
 	}
 	// The cofactors number p's variables but best.v one down; vars maps p's
 	// to the caller's.
-	v := best.v
-	best.lo = best.lo.renumber(func(x int) int { return vars[x+bit01(x >= v)] })
-	best.hi = best.hi.renumber(func(x int) int { return vars[x+bit01(x >= v)] })
-	best.v = vars[v]
+	re := func(x int) int {
+		if x >= best.v {
+			x++
+		}
+		return vars[x]
+	}
+	best.lo, best.hi, best.v = best.lo.renumber(re), best.hi.renumber(re), vars[best.v]
 	return best
 }
-
-func bit01(b bool) int { return int(bit(b)) }
 
 // renumber returns the recipe with variable x renamed to re(x).
 func (rc *recipe) renumber(re func(int) int) *recipe {
@@ -357,8 +359,8 @@ func smallestFor(p partial, vars []int) *recipe {
 	for s := free; ; s = (s - 1) & free {
 		f := replicate(want|s, p.n)
 		c := smallest.Size(f)
-		if sc := smallest.For(f); sc.Not && sc.Out < 4 {
-			c++ // a negated input is a NOT gate
+		if c == 0 && f != 0 && f != 0xffff && !slices.Contains(smallest.Vars[:], f) {
+			c++ // a negated input: a NOT gate
 		}
 		if bestCost < 0 || c < bestCost {
 			best, bestCost = f, c
