@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -189,5 +191,32 @@ func BenchmarkSimplify(b *testing.B) {
 				Simplify(nl)
 			}
 		})
+	}
+}
+
+// Simplify finds circuits no larger than Yosys's ABC does from the same
+// extracted netlists, mapping to every 2-input gate type (the comparison
+// in docs/circuits.md). ABC's count includes any NOT cells.
+func TestSimplifyAgainstABC(t *testing.T) {
+	needTool(t, "yosys", "yosys")
+	for _, name := range []string{"life", "checkerboard"} {
+		nl := RemoveDead(learned(t, name))
+		s, _ := Simplify(nl)
+		dir := t.TempDir()
+		writeVerilogFile(t, dir, nl, Options{Name: "rule", Height: 16, Width: 16})
+		out := run(t, dir, "yosys", "-p", "read_verilog rule.v; synth -flatten -top rule; "+
+			"abc -g AND,NAND,OR,NOR,XOR,XNOR,ANDNOT,ORNOT; opt_clean; stat")
+		i := strings.LastIndex(out, "Number of cells:")
+		if i < 0 {
+			t.Fatalf("%s: no cell count in Yosys's statistics:\n%s", name, out)
+		}
+		abc, err := strconv.Atoi(strings.Fields(out[i+len("Number of cells:"):])[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: extracted %d gates, Simplify %d, Yosys/ABC %d", name, len(nl.Gates), len(s.Gates), abc)
+		if len(s.Gates) > abc {
+			t.Errorf("%s: Simplify gives %d gates, ABC %d", name, len(s.Gates), abc)
+		}
 	}
 }
