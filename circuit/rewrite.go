@@ -39,7 +39,7 @@ func Rewrite(nl *Netlist) *Netlist {
 		}
 	}
 	if len(plans) == 0 {
-		return nl
+		return nl.Clone()
 	}
 	newOf := make([]int32, nl.NumValues())
 	for i := range nl.NumInputs {
@@ -55,7 +55,7 @@ func Rewrite(nl *Netlist) *Netlist {
 		return newOf[v]
 	}))
 	if len(out.Gates) >= len(nl.Gates) {
-		return nl // never expected: each plan saves at least one gate
+		return nl.Clone() // never expected: each plan saves at least one gate
 	}
 	return out
 }

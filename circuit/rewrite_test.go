@@ -3,6 +3,7 @@ package circuit
 import (
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/dlca/dlca/gates"
@@ -85,8 +86,14 @@ func TestSymmetrizeRebuildsCountingRules(t *testing.T) {
 			return rule>>((n<<b|rest)%64)&1 == 1
 		}
 		nl := tableNetlist(in, f)
+		if trial%2 == 0 {
+			nl = labelled(nl)
+		}
 		s := Symmetrize(PropagateConstants(nl))
-		mustEqual(t, "Symmetrize", nl, s)
+		mustEqual(t, "Symmetrize", nl, s) // which also validates s's labels
+		if s.Labels != nil && !slices.Contains(s.Labels, "update") {
+			t.Errorf("trial %d: the rebuilt output's gates lost its label %q", trial, "update")
+		}
 		if len(s.Gates) < len(nl.Gates) {
 			rebuilt++
 		}

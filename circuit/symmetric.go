@@ -33,7 +33,7 @@ const maxResidual = 6
 // is checked equal to the old output on every assignment of its inputs.
 func Symmetrize(nl *Netlist) *Netlist {
 	cones := conesOf(nl)
-	cur := nl
+	cur := RemoveDead(nl) // so that only the rebuilding counts in the comparisons below
 	for j, o := range nl.Outputs {
 		c := cones[o]
 		if c.big || len(c.support) < minSymmetric {
@@ -44,9 +44,9 @@ func Symmetrize(nl *Netlist) *Netlist {
 			continue
 		}
 		cand := cur.Clone()
-		label := ""
-		if cand.Labels != nil && int(o) >= cand.NumInputs {
-			label = cand.Labels[int(o)-cand.NumInputs]
+		label := "" // the section of the gate computing the output, if any
+		if nl.Labels != nil && int(o) >= nl.NumInputs {
+			label = nl.Labels[int(o)-nl.NumInputs]
 		}
 		out, ok := buildSymmetric(cand, c, group, label)
 		if !ok {
