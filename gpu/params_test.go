@@ -10,15 +10,17 @@ import (
 
 // uniformStructs maps each WGSL uniform struct to the Go struct mirroring it.
 var uniformStructs = map[string]any{
-	"CountParams":  countParams{},
-	"GateParams":   gateParams{},
-	"ClipParams":   clipParams{},
-	"AdamParams":   adamParams{},
-	"GridParams":   gridParams{},
-	"ConcatParams": concatParams{},
-	"CellParams":   cellParams{},
-	"EwParams":     ewParams{},
-	"AxisParams":   axisParams{},
+	"CountParams":      countParams{},
+	"GateParams":       gateParams{},
+	"ClipParams":       clipParams{},
+	"AdamParams":       adamParams{},
+	"GridParams":       gridParams{},
+	"ConcatParams":     concatParams{},
+	"CellParams":       cellParams{},
+	"EwParams":         ewParams{},
+	"AxisParams":       axisParams{},
+	"SGDParams":        sgdParams{},
+	"AdamUpdateParams": adamUpdateParams{},
 }
 
 var (
