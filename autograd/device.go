@@ -172,15 +172,13 @@ func deviceOf(op string, ts ...*Tensor) Device {
 }
 
 // onDevice returns t on dev, where deviceOf allowed it: t itself, or a 0-D
-// CPU tensor moved there (recorded when it requires a gradient).
+// CPU tensor's value as a constant there. The op records t itself, so a
+// gradient for t comes back to the CPU in the backward pass.
 func onDevice(dev Device, t *Tensor) *Tensor {
 	if t == nil || t.dev == dev {
 		return t
 	}
-	if !t.requiresGrad {
-		return markNoGrad(fullOn(dev, t.dtype, t.At(0), nil), t)
-	}
-	return mustTo(t, dev)
+	return fullOn(dev, t.dtype, t.At(0), nil)
 }
 
 // newOn returns a tensor of the given dtype and shape on dev, with undefined
