@@ -121,3 +121,28 @@ func TestOpWithoutKernelPanicsNamingIt(t *testing.T) {
 		t.Errorf("String of a device tensor: %q, want its device", s)
 	}
 }
+
+func TestMoveToKeepsTheTensor(t *testing.T) {
+	dev := &bareDevice{}
+	p := New([]float32{1, 2}, 2).SetRequiresGrad(true)
+	p.SetGrad(New([]float32{3, 4}, 2))
+	if err := p.MoveTo(dev); err != nil {
+		t.Fatal(err)
+	}
+	if p.Device() != Device(dev) || p.Grad().Device() != Device(dev) || !p.RequiresGrad() {
+		t.Fatalf("after MoveTo: on %v, gradient on %v, requires grad %v", p.Device(), p.Grad().Device(), p.RequiresGrad())
+	}
+	if err := p.MoveTo(CPU); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Float64s(); got[1] != 2 || p.Grad().Float64s()[1] != 4 {
+		t.Errorf("back on the CPU: %v, gradient %v", got, p.Grad())
+	}
+	dev.err = errors.New("out of memory")
+	if err := p.MoveTo(dev); err == nil || p.Device() != CPU {
+		t.Errorf("a failed move: error %v, tensor on %v (want an error, and the tensor left on the CPU)", err, p.Device())
+	}
+	if msg := panicMessage(func() { Mul(p, p).MoveTo(CPU) }); !strings.Contains(msg, "MoveTo") {
+		t.Errorf("MoveTo of an op result: panic %q", msg)
+	}
+}

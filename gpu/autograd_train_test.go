@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"fmt"
 	"runtime"
 	"testing"
 
@@ -95,6 +96,53 @@ func TestAutogradTrainingMemoryIsFlat(t *testing.T) {
 	for i := range cpu {
 		if d := gpu[i] - cpu[i]; d > 1e-3 || d < -1e-3 {
 			t.Errorf("loss %d: %v on the GPU, %v on the CPU", i, gpu[i], cpu[i])
+		}
+	}
+}
+
+// TestAutogradMoveModelAndOptimizer trains an MLP three Adam steps on the
+// CPU, moves it and its optimiser's state to the GPU (nn.To's recipe:
+// MoveTo on every parameter, then State and LoadState) and takes three
+// more: the parameters must match six steps on the CPU.
+func TestAutogradMoveModelAndOptimizer(t *testing.T) {
+	a := testAutograd(t)
+	x, y := randTensor(10, -1, 1, 16, 4), randTensor(11, -1, 1, 16, 2)
+	train := func(m *mlp, o optim.Optimizer, x, y *autograd.Tensor, steps int) {
+		for range steps {
+			o.ZeroGrad()
+			loss := autograd.Mean(autograd.Square(autograd.Sub(m.forward(x), y)), false)
+			if err := loss.Backward(); err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ref := newMLP(t, autograd.CPU, 4, 8, 2)
+	train(ref, optim.NewAdam(ref.params(), optim.DefaultAdam()), x, y, 6)
+
+	m := newMLP(t, autograd.CPU, 4, 8, 2)
+	o := optim.NewAdam(m.params(), optim.DefaultAdam())
+	train(m, o, x, y, 3)
+	s := o.State()
+	for _, p := range m.params() {
+		if err := p.MoveTo(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := o.LoadState(s); err != nil {
+		t.Fatal(err)
+	}
+	xd, _ := x.To(a)
+	yd, _ := y.To(a)
+	train(m, o, xd, yd, 3)
+	for i, p := range m.params() {
+		if p.Device() != autograd.Device(a) {
+			t.Fatalf("parameter %d on %v after the move", i, p.Device())
+		}
+		for _, e := range differences(fmt.Sprintf("parameter %d", i), toCPU(t, p), ref.params()[i], tolElementwise) {
+			t.Error(e)
 		}
 	}
 }
