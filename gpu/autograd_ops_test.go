@@ -243,3 +243,28 @@ func TestSpecialValuesParity(t *testing.T) {
 		checkParity(t, tolElementwise, func(xs ...*autograd.Tensor) *autograd.Tensor { return autograd.Std(xs[0], 0, false) }, zeros)
 	})
 }
+
+// TestStridedParity checks the copies of Expand, Permute and Transpose, and
+// Reshape's view, with their gradients (sums back over broadcast axes).
+func TestStridedParity(t *testing.T) {
+	testAutograd(t)
+	cases := map[string]struct {
+		f func(*autograd.Tensor) *autograd.Tensor
+		x *autograd.Tensor
+	}{
+		"Expand":    {func(x *autograd.Tensor) *autograd.Tensor { return autograd.Expand(x, 4, 3, 65, 5) }, randTensor(1, -1, 1, 3, 1, 5)},
+		"Expand0D":  {func(x *autograd.Tensor) *autograd.Tensor { return autograd.Expand(x, 7, 2) }, randTensor(2, -1, 1)},
+		"Permute":   {func(x *autograd.Tensor) *autograd.Tensor { return autograd.Permute(x, 2, 0, 1) }, randTensor(3, -1, 1, 3, 7, 65)},
+		"Transpose": {func(x *autograd.Tensor) *autograd.Tensor { return autograd.Transpose(x, 0, 1) }, randTensor(4, -1, 1, 63, 7)},
+		"Reshape":   {func(x *autograd.Tensor) *autograd.Tensor { return autograd.Exp(autograd.Reshape(x, 5, -1)) }, randTensor(5, -1, 1, 3, 1, 5)},
+		"Empty": {func(x *autograd.Tensor) *autograd.Tensor {
+			return autograd.Permute(autograd.Expand(x, 2, 0, 3), 1, 2, 0)
+		}, randTensor(6, -1, 1, 0, 3)},
+	}
+	for _, name := range slices.Sorted(maps.Keys(cases)) {
+		c := cases[name]
+		t.Run(name, func(t *testing.T) {
+			checkParity(t, tolElementwise, func(xs ...*autograd.Tensor) *autograd.Tensor { return c.f(xs[0]) }, c.x)
+		})
+	}
+}
