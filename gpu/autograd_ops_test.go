@@ -268,3 +268,19 @@ func TestStridedParity(t *testing.T) {
 		})
 	}
 }
+
+// TestSecondOrderParity differentiates a gradient computed with CreateGraph
+// on both devices: backward rules are ops, so they run, and differentiate,
+// on the GPU too.
+func TestSecondOrderParity(t *testing.T) {
+	testAutograd(t)
+	f := func(xs ...*autograd.Tensor) *autograd.Tensor {
+		y := autograd.Sum(autograd.Mul(autograd.Tanh(xs[0]), autograd.Softmax(xs[1], -1)), false)
+		g, err := autograd.Grad(y, xs, autograd.BackwardOptions{CreateGraph: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return autograd.Add(autograd.Square(g[0]), g[1])
+	}
+	checkParity(t, tolReduce, f, randTensor(1, -2, 2, 3, 7), randTensor(2, -2, 2, 7))
+}
