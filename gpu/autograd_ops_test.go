@@ -142,6 +142,7 @@ func TestReduceParity(t *testing.T) {
 		{[]int{1000}, [][]int{nil, {0}}},
 		{[]int{3, 7, 5}, [][]int{nil, {1}, {0, 2}, {-1}}},
 		{[]int{65, 1}, [][]int{{0}, {1}}},
+		{[]int{3, 700, 2}, [][]int{{1}, {0, 1}}}, // long axes: a workgroup per output
 	}
 	for i, c := range reduceCases {
 		t.Run(c.name, func(t *testing.T) {
