@@ -70,9 +70,10 @@ func (m *Model) coefficients() []*autograd.Tensor {
 // rows (row c*cells + cell is channel c of a cell), the update network over
 // cells rows.
 type plan struct {
-	m      *Model
-	g      Grid
-	layers []fmLayer // Layers order
+	m       *Model
+	g       Grid
+	layers  []fmLayer // Layers order
+	workers int       // goroutines per phase of a step; 0: GOMAXPROCS
 }
 
 // fmLayer is a gate layer for gates.ForwardSoftFM and BackwardSoftFM.
