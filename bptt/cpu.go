@@ -56,8 +56,8 @@ func (e *CPU) iterate(b *Batch, keep bool) (float64, []*autograd.Tensor, error) 
 	target := toTensor(e.m.DType(), b.Target, e.setup.Batch, b.Height, b.Width, len(e.setup.LossChannels))
 	var loss *autograd.Tensor
 	var err error
-	if e.setup.Recompute > 0 {
-		loss, err = e.recomputedLoss(init, target, b.FireSeed) // recompute.go
+	if k := e.setup.Segment(b.Height, b.Width); k > 0 {
+		loss, err = e.recomputedLoss(init, target, b.FireSeed, k) // recompute.go
 	} else {
 		final := e.m.Rollout(init, e.setup.Steps, dlca.RolloutOptions{Async: e.setup.Async, Seed: b.FireSeed, Workspace: &e.ws})
 		loss = Loss(final, target, e.setup.LossChannels)
