@@ -48,6 +48,12 @@ type Setup struct {
 	// EstimateMemory and SuggestRecompute). At 0 the engine chooses
 	// (Segment): one step at a time where that is faster.
 	Recompute int
+	// Workers is the number of goroutines each step of the CPU engine
+	// runs on. At 0 the engine times its first iterations (after one)
+	// alternately on one goroutine and on GOMAXPROCS and keeps the faster:
+	// on some machines the second core only adds contention. The results
+	// are the same bit for bit whatever it is.
+	Workers int
 }
 
 // Validate reports what is wrong with the setup.
@@ -65,6 +71,8 @@ func (s Setup) Validate() error {
 		return fmt.Errorf("bptt: learning rate %v: must be positive (the paper uses 0.05)", s.Optimizer.LR)
 	case s.Recompute < 0:
 		return fmt.Errorf("bptt: recompute every %d steps: must not be negative (0 lets the engine choose)", s.Recompute)
+	case s.Workers < 0:
+		return fmt.Errorf("bptt: %d workers: must not be negative (0 lets the engine choose)", s.Workers)
 	case s.Optimizer.Clip <= 0:
 		return fmt.Errorf("bptt: gradient clip %v: must be positive (the paper uses 100)", s.Optimizer.Clip)
 	}

@@ -46,7 +46,7 @@ func (s Setup) Segment(height, width int) int {
 // as one backward pass adds it; the fire masks of a segment are the plain
 // rollout's (the same source, advanced past the earlier steps); and
 // coeffOp's backward runs once on the total, as it does in the plain path.
-func (e *CPU) recomputedLoss(init, target *autograd.Tensor, fireSeed uint64, k int) (*autograd.Tensor, error) {
+func (e *CPU) recomputedLoss(init, target *autograd.Tensor, fireSeed uint64, k, workers int) (*autograd.Tensor, error) {
 	steps := e.setup.Steps
 	cells := init.Len() / e.m.Config.Channels
 	masks := func(skip int) *dlca.FireMasks {
@@ -72,7 +72,7 @@ func (e *CPU) recomputedLoss(init, target *autograd.Tensor, fireSeed uint64, k i
 		// Without recording (the first run) the rollout keeps one step's
 		// buffers in the workspace; recording (the second), n steps'.
 		state = autograd.Checkpoint(func(xs []*autograd.Tensor) *autograd.Tensor {
-			return e.m.Rollout(xs[0], n, dlca.RolloutOptions{Async: e.setup.Async, Masks: masks(t0), Coefficients: leaves, Workspace: &e.ws})
+			return e.m.Rollout(xs[0], n, dlca.RolloutOptions{Async: e.setup.Async, Masks: masks(t0), Coefficients: leaves, Workspace: &e.ws, Workers: workers})
 		}, state)
 	}
 	loss := Loss(state, target, e.setup.LossChannels)
