@@ -19,8 +19,9 @@ func BenchmarkIterationCheckerboard(b *testing.B) { benchmarkIteration(b, "check
 func BenchmarkIterationLizard(b *testing.B) { benchmarkIteration(b, "lizard") }
 
 // benchmarkIteration times the CPU engine's iterations on one batch of the
-// experiment, after the iterations in which the engine chooses its number
-// of workers (reported as workers).
+// experiment, after a first one (which allocates the buffers) and the
+// iterations in which the engine chooses its number of workers (reported
+// as workers).
 func benchmarkIteration(b *testing.B, name string) {
 	e, m := experimentModel(b, name)
 	eng, err := bptt.NewCPU(e.Setup(m))
@@ -28,7 +29,7 @@ func benchmarkIteration(b *testing.B, name string) {
 		b.Fatal(err)
 	}
 	batch := e.Source()(newRand(1))
-	for eng.Workers() == 0 {
+	for first := true; first || eng.Workers() == 0; first = false {
 		if _, err := eng.Iterate(batch); err != nil {
 			b.Fatal(err)
 		}
