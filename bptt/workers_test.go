@@ -3,6 +3,7 @@ package bptt_test
 import (
 	"math"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/dlca/dlca/bptt"
@@ -55,5 +56,34 @@ func TestWorkersTrainTheSameModel(t *testing.T) {
 	s.Workers = -1
 	if err := s.Validate(); err == nil {
 		t.Error("Workers -1 accepted")
+	}
+}
+
+// TestWorkerChoiceTimesAgain: the choice is made after the untimed first
+// iteration and workerTrials of each kind, kept for workerRetrial
+// iterations, then timed again, alternating one worker and all.
+func TestWorkerChoiceTimesAgain(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	c := bptt.NewWorkerChoice(0)
+	var got []int
+	for i := range bptt.WorkerRetrial + 2*bptt.WorkerTrials + 2 {
+		w, done := c.Next()
+		got = append(got, w)
+		done()
+		if chosen := c.Chosen(); i < 2*bptt.WorkerTrials && chosen != 0 || i >= 2*bptt.WorkerTrials && chosen != 1 && chosen != 2 {
+			t.Fatalf("after iteration %d: chosen %d", i, chosen)
+		}
+	}
+	trial := []int{1, 0, 1, 0, 1, 0}
+	if !slices.Equal(got[1:7], trial) || !slices.Equal(got[bptt.WorkerRetrial+1:bptt.WorkerRetrial+7], trial) {
+		t.Errorf("workers per iteration %v: trials not where expected", got)
+	}
+	for i := 7; i <= bptt.WorkerRetrial; i++ {
+		if got[i] != got[7] || got[i] == 0 {
+			t.Fatalf("iteration %d ran on %d workers, iteration 7 on %d", i, got[i], got[7])
+		}
+	}
+	if c := bptt.NewWorkerChoice(3); c.Chosen() != 3 {
+		t.Errorf("Workers 3: chosen %d", c.Chosen())
 	}
 }
