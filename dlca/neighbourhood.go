@@ -57,19 +57,28 @@ func offset(n int) (dy, dx int) { return n/3 - 1, n%3 - 1 }
 // it too. It panics if the lengths disagree with g.
 func GatherNeighbourhood[F gates.Float](nb, state []F, g Grid) {
 	g.checkLens("GatherNeighbourhood", len(nb), len(state))
-	c, cells := g.Channels, g.Cells()
-	src := g.sources()
+	gatherRows(nb, state, g.sources(), g, 0, g.Len())
+}
+
+// gatherRows is GatherNeighbourhood on the rows [lo, hi) of nb only (row
+// ch*cells + cell is channel ch of a cell), src being g.sources(): the
+// fused step gathers each tile's rows as the tile starts.
+func gatherRows[F gates.Float](nb, state []F, src []int32, g Grid, lo, hi int) {
+	c, cells, rows := g.Channels, g.Cells(), g.Len()
 	for n := range NeighbourhoodSize {
 		seen := src[n*cells : (n+1)*cells]
-		for ch := range c {
-			row := nb[(n*c+ch)*cells : (n*c+ch+1)*cells]
-			for cell, s := range seen {
+		out := nb[n*rows : (n+1)*rows]
+		for r := lo; r < hi; {
+			ch, first := r/cells, r%cells
+			last := min(cells, first+hi-r) // the rest of the tile in this channel
+			for cell, s := range seen[first:last] {
 				if s < 0 {
-					row[cell] = 0
+					out[r+cell] = 0
 				} else {
-					row[cell] = state[int(s)*c+ch]
+					out[r+cell] = state[int(s)*c+ch]
 				}
 			}
+			r += last - first
 		}
 	}
 }
@@ -81,8 +90,12 @@ func GatherNeighbourhood[F gates.Float](nb, state []F, g Grid) {
 // panics if the lengths disagree with g.
 func AddNeighbourhoodGrad[F gates.Float](dstate, dnb []F, g Grid) {
 	g.checkLens("AddNeighbourhoodGrad", len(dnb), len(dstate))
+	addNeighbourhoodGrad(dstate, dnb, g.sources(), g)
+}
+
+// addNeighbourhoodGrad is AddNeighbourhoodGrad with src = g.sources().
+func addNeighbourhoodGrad[F gates.Float](dstate, dnb []F, src []int32, g Grid) {
 	c, cells := g.Channels, g.Cells()
-	src := g.sources()
 	for n := range NeighbourhoodSize {
 		// The cell that sees a cell at position n is the one that cell
 		// sees at the opposite position, 8 - n.

@@ -39,10 +39,10 @@ func (op *stepOp[F]) Forward(in []*autograd.Tensor) *autograd.Tensor {
 	state := data[F](in[0])
 	coeffs := coefficientData[F](in[1:])
 	percep, update := p.phases()
-	GatherNeighbourhood(a.nb, state, p.g)
-	forwardPhase(p, a, coeffs, percep, a.nb)
+	// Each perception tile gathers its own rows of the neighbourhoods.
+	forwardPhase(p, a, coeffs, percep, a.nb, func(lo, hi int) { gatherRows(a.nb, state, p.sources, p.g, lo, hi) })
 	AssembleUpdateInput(a.uin, state, a.layers[percep.to-1], cells, c, cfg.Kernels, cfg.PerceptionBits())
-	forwardPhase(p, a, coeffs, update, a.uin)
+	forwardPhase(p, a, coeffs, update, a.uin, nil)
 	out := autograd.Zeros(in[0].DType(), in[0].Shape()...)
 	SelectFired(data[F](out), state, a.layers[update.to-1], op.fire, cells, c)
 	return out
@@ -94,7 +94,7 @@ func (op *stepOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *a
 	backwardPhase(p, update, dxs, gs, xs, coeffs, partial)
 	SplitUpdateInputGrad(ds, dpercep, dxs[update.from], cells, c, cfg.Kernels, cfg.PerceptionBits())
 	backwardPhase(p, percep, dxs, gs, xs, coeffs, partial)
-	AddNeighbourhoodGrad(ds, dxs[0], p.g)
+	addNeighbourhoodGrad(ds, dxs[0], p.sources, p.g)
 	grads := make([]*autograd.Tensor, len(in))
 	grads[0] = dstate
 	for i, pt := range partial {

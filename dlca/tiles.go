@@ -49,9 +49,13 @@ func (p *plan) forTiles(ph phase, f func(b0, b1 int)) {
 }
 
 // forwardPhase runs the phase's layers forward from x, the first layer's
-// input, writing every layer's output into act.layers.
-func forwardPhase[F gates.Float](p *plan, act *activations[F], coeffs [][]F, ph phase, x []F) {
+// input, writing every layer's output into act.layers. prepare, if not
+// nil, is called first on each tile's rows [lo, hi) (to fill x there).
+func forwardPhase[F gates.Float](p *plan, act *activations[F], coeffs [][]F, ph phase, x []F, prepare func(lo, hi int)) {
 	p.forTiles(ph, func(b0, b1 int) {
+		if prepare != nil {
+			prepare(b0*gates.BlockRows, min(p.layers[ph.from].d.Rows, b1*gates.BlockRows))
+		}
 		in := x
 		for i := ph.from; i < ph.to; i++ {
 			l := p.layers[i]
