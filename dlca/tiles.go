@@ -66,10 +66,11 @@ func forwardPhase[F gates.Float](p *plan, act *activations[F], coeffs [][]F, ph 
 	})
 }
 
-// backwardPhase runs the phase's layers backward. grads[i] is layer i's
-// output gradient for i in the phase and, at ph.from-1 (or the last entry
-// for the first phase), where its input gradient goes; xs[i] is layer i's
-// input. partial[i], when not nil, receives layer i's per-block sums.
+// backwardPhase runs the phase's layers backward, last first: layer i
+// reads its input xs[i] and its output's gradient gs[i], and overwrites
+// dxs[i] with its input's gradient on each tile's rows (the next layer
+// down reads it as its gs) and partial[i], unless nil, with the tile's
+// per-block sums.
 func backwardPhase[F gates.Float](p *plan, ph phase, dxs, gs, xs, coeffs [][]F, partial [][]float64) {
 	p.forTiles(ph, func(b0, b1 int) {
 		for i := ph.to - 1; i >= ph.from; i-- {
