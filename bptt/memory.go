@@ -65,12 +65,19 @@ const RuntimeBytes = 4 << 20
 func SetGC() { debug.SetGCPercent(GCPercent) }
 
 // EstimateMemory estimates the memory a CPU training run of setup on a
-// height x width grid adds to its process, under GCPercent. Without
-// gradient checkpointing (Setup.Recompute 0) every step's activations and
-// state are kept; with it, Recompute steps' activations and one state per
-// segment. The GPU engine plans its buffers itself (package gpu, Budget)
-// from the same shapes.
+// height x width grid adds to its process, under GCPercent. With
+// gradient checkpointing over time (Setup.Recompute k, or the engine's
+// own choice, Setup.Segment) it keeps k steps' activations and one state
+// per segment; without, every step's activations and state. The GPU
+// engine plans its buffers itself (package gpu, Budget) from the same
+// shapes.
 func EstimateMemory(s Setup, height, width int) MemoryEstimate {
+	return estimateStep(s, height, width).kept(s.Steps, s.Segment(height, width))
+}
+
+// estimateStep is EstimateMemory without the counts of steps and states
+// kept.
+func estimateStep(s Setup, height, width int) MemoryEstimate {
 	cfg := s.Model.Config
 	elem := 4.0
 	if s.Model.DType() == autograd.Float64 {
@@ -97,8 +104,7 @@ func EstimateMemory(s Setup, height, width int) MemoryEstimate {
 	}
 	// Logits, gradient, two moments (16 values per gate each), and the
 	// coefficients (4) with their softmax probabilities (16).
-	m := MemoryEstimate{StepBytes: saturate(step * elem), StateBytes: saturate(cells * c * elem), ParamBytes: saturate(params * (4*16 + 4 + 16) * elem), ScratchBytes: saturate(2 * largest * elem)}
-	return m.kept(s.Steps, s.Recompute)
+	return MemoryEstimate{StepBytes: saturate(step * elem), StateBytes: saturate(cells * c * elem), ParamBytes: saturate(params * (4*16 + 4 + 16) * elem), ScratchBytes: saturate(2 * largest * elem)}
 }
 
 // EstimateRollout estimates the memory a soft rollout of m without
@@ -106,7 +112,7 @@ func EstimateMemory(s Setup, height, width int) MemoryEstimate {
 // GCPercent: every step reuses one step's activations, and two states are
 // alive (the current one and the next); no gradients, no optimiser.
 func EstimateRollout(m *dlca.Model, height, width int) MemoryEstimate {
-	e := EstimateMemory(Setup{Model: m, Batch: 1, Steps: 1}, height, width)
+	e := estimateStep(Setup{Model: m, Batch: 1, Steps: 1}, height, width)
 	e.ParamBytes = e.ParamBytes / (4*16 + 4 + 16) * 20 // coefficients and probabilities only
 	e.ScratchBytes = 0
 	return e.kept(1, 0)

@@ -43,9 +43,12 @@
 // Model files are versioned JSON (Save, Load), described in
 // docs/model-format.md.
 //
+// A step's layers form two phases over the same rows each (perception over
+// cells*C rows, update over cells rows); each worker takes tiles of rows
+// through every layer of a phase (tiles.go), one fork and join per phase.
 // Work is split into blocks of rows fixed by the shapes alone, and partial
 // sums are added in block order, so results are bit for bit the same for any
-// GOMAXPROCS.
+// GOMAXPROCS or RolloutOptions.Workers.
 //
 // # Errors
 //

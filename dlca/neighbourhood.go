@@ -57,24 +57,28 @@ func offset(n int) (dy, dx int) { return n/3 - 1, n%3 - 1 }
 // it too. It panics if the lengths disagree with g.
 func GatherNeighbourhood[F gates.Float](nb, state []F, g Grid) {
 	g.checkLens("GatherNeighbourhood", len(nb), len(state))
-	c, cells := g.Channels, g.Cells()
-	hw := g.Height * g.Width
-	for b := range g.Batch {
-		for y := range g.Height {
-			for x := range g.Width {
-				cell := b*hw + y*g.Width + x
-				for n := range NeighbourhoodSize {
-					dy, dx := offset(n)
-					src := g.source(y, x, dy, dx)
-					for ch := range c {
-						v := F(0)
-						if src >= 0 {
-							v = state[(b*hw+src)*c+ch]
-						}
-						nb[(n*c+ch)*cells+cell] = v
-					}
+	gatherRows(nb, state, g.sources(), g, 0, g.Len())
+}
+
+// gatherRows is GatherNeighbourhood on the rows [lo, hi) of nb only (row
+// ch*cells + cell is channel ch of a cell), src being g.sources(): the
+// fused step gathers each tile's rows as the tile starts.
+func gatherRows[F gates.Float](nb, state []F, src []int32, g Grid, lo, hi int) {
+	c, cells, rows := g.Channels, g.Cells(), g.Len()
+	for n := range NeighbourhoodSize {
+		seen := src[n*cells : (n+1)*cells]
+		out := nb[n*rows : (n+1)*rows]
+		for r := lo; r < hi; {
+			ch, first := r/cells, r%cells
+			last := min(cells, first+hi-r) // the rest of the tile in this channel
+			for cell, s := range seen[first:last] {
+				if s < 0 {
+					out[r+cell] = 0
+				} else {
+					out[r+cell] = state[int(s)*c+ch]
 				}
 			}
+			r += last - first
 		}
 	}
 }
@@ -86,27 +90,60 @@ func GatherNeighbourhood[F gates.Float](nb, state []F, g Grid) {
 // panics if the lengths disagree with g.
 func AddNeighbourhoodGrad[F gates.Float](dstate, dnb []F, g Grid) {
 	g.checkLens("AddNeighbourhoodGrad", len(dnb), len(dstate))
+	addNeighbourhoodGrad(dstate, dnb, g.sources(), g)
+}
+
+// addNeighbourhoodGrad is AddNeighbourhoodGrad with src = g.sources().
+func addNeighbourhoodGrad[F gates.Float](dstate, dnb []F, src []int32, g Grid) {
 	c, cells := g.Channels, g.Cells()
-	hw := g.Height * g.Width
-	for b := range g.Batch {
+	for n := range NeighbourhoodSize {
+		// The cell that sees a cell at position n is the one that cell
+		// sees at the opposite position, 8 - n.
+		viewers := src[(NeighbourhoodSize-1-n)*cells : (NeighbourhoodSize-n)*cells]
+		for cell, v := range viewers {
+			if v < 0 {
+				continue
+			}
+			ds := dstate[cell*c : (cell+1)*c]
+			for ch := range ds {
+				ds[ch] += dnb[(n*c+ch)*cells+int(v)]
+			}
+		}
+	}
+}
+
+// sources returns, for every position n and cell of the batch, the cell
+// it sees at n, or -1 beyond a zero boundary: sources[n*cells + cell].
+func (g Grid) sources() []int32 {
+	cells, hw := g.Cells(), g.Height*g.Width
+	src := make([]int32, NeighbourhoodSize*cells)
+	cols := make([]int, g.Width)
+	for n := range NeighbourhoodSize {
+		dy, dx := offset(n)
+		for x := range g.Width {
+			cols[x] = g.source(0, x, 0, dx) // the column seen, or -1
+		}
 		for y := range g.Height {
-			for x := range g.Width {
-				cell := b*hw + y*g.Width + x
-				for n := range NeighbourhoodSize {
-					dy, dx := offset(n)
-					// The cell that sees this one at position n.
-					viewer := g.source(y, x, -dy, -dx)
-					if viewer < 0 {
-						continue
-					}
-					viewer += b * hw
-					for ch := range c {
-						dstate[cell*c+ch] += dnb[(n*c+ch)*cells+viewer]
-					}
+			row := g.source(y, 0, dy, 0) // the row seen times Width, or -1
+			out := src[n*cells+y*g.Width : n*cells+(y+1)*g.Width]
+			for x, col := range cols {
+				out[x] = -1
+				if row >= 0 && col >= 0 {
+					out[x] = int32(row + col)
+				}
+			}
+		}
+		for b := 1; b < g.Batch; b++ {
+			first, img := src[n*cells:n*cells+hw], src[n*cells+b*hw:n*cells+(b+1)*hw]
+			for i, s := range first {
+				img[i] = s
+				if s >= 0 {
+					img[i] = s + int32(b*hw)
 				}
 			}
 		}
 	}
+	return src
 }
 
 // checkLens panics, naming op, unless state has g.Len() values and nb 9

@@ -62,3 +62,24 @@ func TestNeighbourhoodLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestGatherRowsInPieces: gathering the rows in pieces that cross channels
+// (as the step's tiles do when the cells are not a multiple of 128) gives
+// GatherNeighbourhood's values.
+func TestGatherRowsInPieces(t *testing.T) {
+	g := Grid{Batch: 2, Height: 3, Width: 5, Channels: 3, Boundary: circuit.Periodic}
+	s := randomState(autograd.Float64, 5, g.Batch, g.Height, g.Width, g.Channels).Data64()
+	want := make([]float64, 9*g.Len())
+	GatherNeighbourhood(want, s, g)
+	for _, step := range []int{1, 7, 29, g.Len()} {
+		got := make([]float64, len(want))
+		for lo := 0; lo < g.Len(); lo += step {
+			gatherRows(got, s, g.sources(), g, lo, min(g.Len(), lo+step))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("pieces of %d rows: nb[%d] = %v, want %v", step, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -12,13 +12,22 @@ import (
 // stepOp is one whole step of the automaton (neighbourhood gather, perception,
 // update, optional fire mask) fused into a single autograd op. Its inputs are
 // the state followed by every layer's coefficients (coeffOp's outputs); its
-// backward pass runs the gates package's kernels layer by layer over the
-// activations it kept.
+// backward pass runs the gates package's kernels over the activations it
+// kept. Both passes run each phase's layers tile by tile (tiles.go).
 type stepOp[F gates.Float] struct {
 	p       *plan
 	act     *activations[F]
-	scratch *[2][]F // gradient buffers, shared by the steps of a rollout
-	fire    []bool  // per cell; nil in a synchronous step
+	scratch *stepScratch[F] // shared by the steps of a rollout
+	fire    []bool          // per cell; nil in a synchronous step
+}
+
+// stepScratch is what a step's backward pass writes and forgets: two
+// gradient buffers that serve every layer in turn, the gradient of the
+// update network's output, and the layers' per-block sums.
+type stepScratch[F gates.Float] struct {
+	grad    [2][]F
+	out     []F
+	partial [][]float64
 }
 
 func (op *stepOp[F]) Name() string { return "dlca.Step" }
@@ -28,79 +37,109 @@ func (op *stepOp[F]) Forward(in []*autograd.Tensor) *autograd.Tensor {
 	cfg := p.m.Config
 	cells, c := p.g.Cells(), cfg.Channels
 	state := data[F](in[0])
-	GatherNeighbourhood(a.nb, state, p.g)
-	x := a.nb
-	np := len(p.m.Perception)
-	for i, l := range p.layers {
-		if i == np {
-			AssembleUpdateInput(a.uin, state, x, cells, c, cfg.Kernels, cfg.PerceptionBits())
-			x = a.uin
-		}
-		gates.ForwardSoftFM(a.layers[i], x, data[F](in[1+i]), l.w, l.d)
-		x = a.layers[i]
-	}
+	coeffs := coefficientData[F](in[1:])
+	percep, update := p.phases()
+	// Each perception tile gathers its own rows of the neighbourhoods.
+	forwardPhase(p, a, coeffs, percep, a.nb, func(lo, hi int) { gatherRows(a.nb, state, p.sources, p.g, lo, hi) })
+	AssembleUpdateInput(a.uin, state, a.layers[percep.to-1], cells, c, cfg.Kernels, cfg.PerceptionBits())
+	forwardPhase(p, a, coeffs, update, a.uin, nil)
 	out := autograd.Zeros(in[0].DType(), in[0].Shape()...)
-	SelectFired(data[F](out), state, x, op.fire, cells, c)
+	SelectFired(data[F](out), state, a.layers[update.to-1], op.fire, cells, c)
 	return out
 }
 
 func (op *stepOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *autograd.Tensor) []*autograd.Tensor {
-	p, a := op.p, op.act
+	p, a, s := op.p, op.act, op.scratch
 	cfg := p.m.Config
 	cells, c := p.g.Cells(), cfg.Channels
 	dstate := autograd.ZerosLike(in[0])
 	ds := data[F](dstate)
+	coeffs := coefficientData[F](in[1:])
+	percep, update := p.phases()
 	// g is the gradient of the last layer's output [C][cells]; a cell that
 	// did not fire passed its state through unchanged instead.
-	g := make([]F, c*cells)
-	SplitFiredGrad(g, ds, data[F](grad), op.fire, cells, c)
-	grads := make([]*autograd.Tensor, len(in))
-	np := len(p.m.Perception)
-	for i := len(p.layers) - 1; i >= 0; i-- {
-		x := a.nb
+	s.out = grow(s.out, c*cells)
+	SplitFiredGrad(s.out, ds, data[F](grad), op.fire, cells, c)
+	// Every layer's input, output gradient and input gradient, the
+	// gradients taking turns in the two buffers (each phase's tiles then
+	// run all its layers without waiting for one another).
+	n := len(p.layers)
+	xs, gs, dxs := make([][]F, n), make([][]F, n), make([][]F, n)
+	if len(s.partial) != n {
+		s.partial = make([][]float64, n)
+	}
+	partial := make([][]float64, n)
+	g := s.out
+	var dpercep []F
+	for i := n - 1; i >= 0; i-- {
 		switch {
-		case i == np:
-			x = a.uin
-		case i > 0:
-			x = a.layers[i-1]
+		case i == 0:
+			xs[i] = a.nb
+		case i == update.from:
+			xs[i] = a.uin
+		default:
+			xs[i] = a.layers[i-1]
 		}
-		dx := op.buffer(len(x), g)
-		l := p.layers[i]
-		var sums []float64
-		if in[1+i].RequiresGrad() {
-			sums = make([]float64, 4*l.d.Gates())
-		}
-		gates.BackwardSoftFM(dx, sums, g, x, data[F](in[1+i]), l.w, l.d)
-		if sums != nil {
-			t := autograd.ZerosLike(in[1+i])
-			for j, v := range sums {
-				t.SetAt(j, v)
-			}
-			grads[1+i] = t
-		}
-		g = dx
-		if i == np {
-			dpercep := op.buffer(len(a.layers[np-1]), g)
-			SplitUpdateInputGrad(ds, dpercep, g, cells, c, cfg.Kernels, cfg.PerceptionBits())
+		gs[i], dxs[i] = g, op.buffer(len(xs[i]), g)
+		g = dxs[i]
+		if i == update.from {
+			dpercep = op.buffer(len(a.layers[percep.to-1]), g)
 			g = dpercep
 		}
+		if in[1+i].RequiresGrad() {
+			s.partial[i] = grow(s.partial[i], p.layers[i].d.PartialLen())
+			partial[i] = s.partial[i]
+		}
 	}
-	AddNeighbourhoodGrad(ds, g, p.g)
+	backwardPhase(p, update, dxs, gs, xs, coeffs, partial)
+	SplitUpdateInputGrad(ds, dpercep, dxs[update.from], cells, c, cfg.Kernels, cfg.PerceptionBits())
+	backwardPhase(p, percep, dxs, gs, xs, coeffs, partial)
+	addNeighbourhoodGrad(ds, dxs[0], p.sources, p.g)
+	grads := make([]*autograd.Tensor, len(in))
 	grads[0] = dstate
+	for i, pt := range partial {
+		if pt == nil {
+			continue
+		}
+		sums := make([]float64, 4*p.layers[i].d.Gates())
+		gates.AddPartialSums(sums, pt)
+		t := autograd.ZerosLike(in[1+i])
+		for j, v := range sums {
+			t.SetAt(j, v)
+		}
+		grads[1+i] = t
+	}
 	return grads
 }
 
+// coefficientData returns the data of every layer's coefficient tensor.
+func coefficientData[F gates.Float](ts []*autograd.Tensor) [][]F {
+	cs := make([][]F, len(ts))
+	for i, t := range ts {
+		cs[i] = data[F](t)
+	}
+	return cs
+}
+
+// grow returns b with length n, reallocated only when too short. Its
+// contents are stale.
+func grow[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	return b[:n]
+}
+
 // buffer returns a gradient buffer of n elements that is not busy (busy is
-// the one in use). Its contents are stale: gates.BackwardSoftFM overwrites it.
+// the one in use). Its contents are stale: gates.BackwardSoftFMBlocks
+// overwrites it.
 func (op *stepOp[F]) buffer(n int, busy []F) []F {
-	for i, b := range op.scratch {
+	for i, b := range op.scratch.grad {
 		if cap(b) > 0 && &b[:1][0] == &busy[:1][0] {
 			continue
 		}
-		if cap(b) < n {
-			op.scratch[i] = make([]F, n)
-		}
-		return op.scratch[i][:n]
+		op.scratch.grad[i] = grow(b, n)
+		return op.scratch.grad[i]
 	}
 	panic("dlca: step: no free gradient buffer")
 }
@@ -112,7 +151,7 @@ func (op *stepOp[F]) buffer(n int, busy []F) []F {
 type Workspace struct {
 	key     Grid
 	steps   []any // *activations[F] per step
-	scratch any   // *[2][]F
+	scratch any   // *stepScratch[F]
 }
 
 func (w *Workspace) step(t int, p *plan) any {
@@ -148,6 +187,10 @@ type RolloutOptions struct {
 	// bptt) then computes and accumulates exactly what one rollout does.
 	Coefficients []*autograd.Tensor
 	Masks        *FireMasks
+	// Workers is the number of goroutines a step runs on, 0 meaning
+	// GOMAXPROCS. The results are the same bit for bit whatever it is;
+	// only the speed changes (on some machines one is the fastest).
+	Workers int
 	// Stop, if not nil, is asked before every step; when it returns true
 	// the rollout ends there and returns the state so far (a command
 	// stopped by Ctrl-C).
@@ -194,6 +237,7 @@ func (m *Model) rollout(state *autograd.Tensor, steps int, opt RolloutOptions, f
 		panic(fmt.Sprintf("dlca: Rollout: %v state for a %v model", state.DType(), m.DType()))
 	}
 	p := newPlan(m, g)
+	p.workers = opt.Workers
 	coeffs := opt.Coefficients
 	if coeffs == nil {
 		coeffs = m.coefficients()
@@ -241,9 +285,9 @@ func applyStep[F gates.Float](p *plan, ws *Workspace, t int, fire []bool, state 
 			ws.steps[t] = act
 		}
 	}
-	scratch := new([2][]F)
+	scratch := new(stepScratch[F])
 	if ws != nil {
-		if s, ok := ws.scratch.(*[2][]F); ok {
+		if s, ok := ws.scratch.(*stepScratch[F]); ok {
 			scratch = s
 		}
 		ws.scratch = scratch

@@ -33,6 +33,10 @@
 //
 // Each gate streams contiguous vectors. It is the layout the cellular
 // automaton trains on (package dlca's fused step) and the GPU's kernels use.
+// ForwardSoftFMRows and BackwardSoftFMBlocks run a layer over a range of
+// rows on the calling goroutine, for an executor that schedules rows itself
+// (dlca's step takes tiles of rows through several layers in a row);
+// AddPartialSums completes the backward pass's sums.
 // The backward pass adds input gradients straight into dx (each goroutine
 // owns a span of rows over every feature, and adds in gate order) and sums
 // over fixed blocks of 128 rows combined in block order, so results are bit

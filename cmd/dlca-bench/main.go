@@ -13,6 +13,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -153,6 +154,16 @@ func timeEngine(name string, setup bptt.Setup, e *experiments.Experiment, o opti
 	defer eng.Close()
 	src := e.Source()
 	rng := rand.New(rand.NewPCG(o.seed, 1))
+	if c, ok := eng.(*bptt.CPU); ok {
+		// The CPU engine times one thread against GOMAXPROCS over its
+		// first iterations: let it choose before anything is timed.
+		for c.Workers() == 0 {
+			if _, err := c.Iterate(src(rng)); err != nil {
+				return 0, err
+			}
+		}
+		fmt.Fprintf(stdout, "cpu engine: %d thread(s) per step, its choice of 1 or GOMAXPROCS (%d)\n", c.Workers(), runtime.GOMAXPROCS(0))
+	}
 	var total time.Duration
 	for i := range o.warmup + o.iterations {
 		b := src(rng)
