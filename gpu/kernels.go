@@ -46,6 +46,8 @@ type Kernels interface {
 	// Loss returns sum weight[c]*(state-target)^2 and its gradient; the
 	// weights are 1 on the loss channels and 0 elsewhere.
 	Loss(weight, state, target []float32, g Grid) (loss float32, dstate []float32, err error)
+
+	TensorKernels
 }
 
 // GPU runs Kernels on a device, one program (one submission) per call.

@@ -17,6 +17,7 @@ var uniformStructs = map[string]any{
 	"GridParams":   gridParams{},
 	"ConcatParams": concatParams{},
 	"CellParams":   cellParams{},
+	"MatMulParams": matMulParams{},
 }
 
 var (
