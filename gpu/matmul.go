@@ -95,8 +95,9 @@ func (s MatMulSpec) outBatch() []int {
 	return s.OutBatch
 }
 
-// batchDim is one batch dimension of the product as the kernel walks it.
-type batchDim struct{ size, a, b int } // length, strides of a and b in elements
+// walkDim is one dimension of a loop over two tensors at once: its length
+// and the element strides it moves each by (0 where one broadcasts).
+type walkDim struct{ size, a, b int }
 
 // params returns the kernel's uniform: the kept batch dimensions, then the
 // summed ones, each run of them merged where the strides allow.
@@ -105,13 +106,13 @@ func (s MatMulSpec) params() matMulParams {
 	full, out := s.batch(), s.outBatch()
 	aBatch, bBatch := s.AShape[:len(s.AShape)-2], s.BShape[:len(s.BShape)-2]
 	aStrides, bStrides := batchStrides(aBatch, len(full), m*k), batchStrides(bBatch, len(full), k*n)
-	var kept, summed []batchDim
+	var kept, summed []walkDim
 	reduce := 1
 	for d, size := range full {
 		if size == 1 {
 			continue
 		}
-		dim := batchDim{size, aStrides[d], bStrides[d]}
+		dim := walkDim{size, aStrides[d], bStrides[d]}
 		if dimFromEnd(out, len(full)-d) == size {
 			kept = append(kept, dim)
 		} else {
@@ -125,7 +126,7 @@ func (s MatMulSpec) params() matMulParams {
 			s.AShape, s.BShape, len(dims), maxBatchDims))
 	}
 	for len(dims) < maxBatchDims {
-		dims = append([]batchDim{{1, 0, 0}}, dims...)
+		dims = append([]walkDim{{1, 0, 0}}, dims...)
 	}
 	p := matMulParams{M: uint32(m), N: uint32(n), K: uint32(k), Reduce: uint32(reduce)}
 	p.Batches = uint32(numel(out))
@@ -151,13 +152,13 @@ func batchStrides(batch []int, rank, matrix int) []int {
 	return s
 }
 
-// mergeDims merges each dimension into the one before it where walking both
-// as one gives the same offsets.
-func mergeDims(dims []batchDim) []batchDim {
-	var out []batchDim
+// mergeDims merges each dimension into the one before it (outer) where
+// walking both as one gives the same offsets in both tensors.
+func mergeDims(dims []walkDim) []walkDim {
+	var out []walkDim
 	for _, d := range dims {
 		if k := len(out) - 1; k >= 0 && out[k].a == d.a*d.size && out[k].b == d.b*d.size {
-			out[k] = batchDim{out[k].size * d.size, d.a, d.b}
+			out[k] = walkDim{out[k].size * d.size, d.a, d.b}
 			continue
 		}
 		out = append(out, d)

@@ -18,6 +18,7 @@ var uniformStructs = map[string]any{
 	"ConcatParams": concatParams{},
 	"CellParams":   cellParams{},
 	"MatMulParams": matMulParams{},
+	"LayoutParams": layoutParams{},
 }
 
 var (

@@ -13,6 +13,18 @@ import (
 type TensorKernels interface {
 	// MatMul returns op(a)·op(b) as s describes, of shape s.OutShape().
 	MatMul(a, b []float32, s MatMulSpec) ([]float32, error)
+
+	// The shape ops take x's shape and return a row-major result.
+	Permute(x []float32, shape, perm []int) ([]float32, error)
+	Expand(x []float32, shape, to []int) ([]float32, error)
+	Narrow(x []float32, shape []int, axis, start, length int) ([]float32, error)
+	Cat(xs [][]float32, shapes [][]int, axis int) ([]float32, error)
+	Stack(xs [][]float32, shape []int, axis int) ([]float32, error)
+	// PadZero pads (or, where negative, crops) by before[d] and after[d]
+	// elements on each axis d.
+	PadZero(x []float32, shape, before, after []int) ([]float32, error)
+	// SumTo sums x to shape to, as the gradient of a broadcast operand.
+	SumTo(x []float32, shape, to []int) ([]float32, error)
 }
 
 // MatMul is autograd.MatMul of the (transposed) operands, summed to
@@ -55,4 +67,124 @@ func (k GPU) MatMul(a, b []float32, s MatMulSpec) ([]float32, error) {
 		sh.record(sh.p.MatMul(bc, ba, bb, s))
 	}
 	return sh.read(bc, n), sh.err
+}
+
+// tensor returns a float32 tensor holding a copy of x.
+func tensor(x []float32, shape []int) *autograd.Tensor {
+	return autograd.New(slices.Clone(x), shape...)
+}
+
+// Permute is autograd.Permute.
+func (CPU) Permute(x []float32, shape, perm []int) ([]float32, error) {
+	return autograd.Permute(tensor(x, shape), perm...).Data32(), nil
+}
+
+// Expand is autograd.Expand.
+func (CPU) Expand(x []float32, shape, to []int) ([]float32, error) {
+	return autograd.Expand(tensor(x, shape), to...).Data32(), nil
+}
+
+// Narrow is autograd.Narrow.
+func (CPU) Narrow(x []float32, shape []int, axis, start, length int) ([]float32, error) {
+	return autograd.Narrow(tensor(x, shape), axis, start, length).Data32(), nil
+}
+
+// Cat is autograd.Cat.
+func (CPU) Cat(xs [][]float32, shapes [][]int, axis int) ([]float32, error) {
+	ts := make([]*autograd.Tensor, len(xs))
+	for i, x := range xs {
+		ts[i] = tensor(x, shapes[i])
+	}
+	return autograd.Cat(axis, ts...).Data32(), nil
+}
+
+// Stack is autograd.Stack.
+func (CPU) Stack(xs [][]float32, shape []int, axis int) ([]float32, error) {
+	ts := make([]*autograd.Tensor, len(xs))
+	for i, x := range xs {
+		ts[i] = tensor(x, shape)
+	}
+	return autograd.Stack(axis, ts...).Data32(), nil
+}
+
+// PadZero is autograd.Pad with value 0.
+func (CPU) PadZero(x []float32, shape, before, after []int) ([]float32, error) {
+	var pads []int // (before, after) pairs from the last axis
+	for d := len(shape) - 1; d >= 0; d-- {
+		pads = append(pads, before[d], after[d])
+	}
+	return autograd.Pad(tensor(x, shape), 0, pads...).Data32(), nil
+}
+
+// SumTo is autograd.Sum over the summed axes.
+func (CPU) SumTo(x []float32, shape, to []int) ([]float32, error) {
+	return sumTo(tensor(x, shape), to).Data32(), nil
+}
+
+// unary runs the program rec records from x into a result of n elements.
+func (k GPU) unary(x []float32, n int, rec func(p *Program, dst, x *Buffer) error) ([]float32, error) {
+	s := k.start()
+	defer s.close()
+	bx, bd := s.in("x", x, 0), s.in("dst", nil, n)
+	if s.err == nil {
+		s.record(rec(s.p, bd, bx))
+	}
+	return s.read(bd, n), s.err
+}
+
+// Permute runs strided_copy.wgsl.
+func (k GPU) Permute(x []float32, shape, perm []int) ([]float32, error) {
+	return k.unary(x, len(x), func(p *Program, dst, x *Buffer) error { return p.Permute(dst, x, shape, perm...) })
+}
+
+// Expand runs strided_copy.wgsl.
+func (k GPU) Expand(x []float32, shape, to []int) ([]float32, error) {
+	return k.unary(x, numel(to), func(p *Program, dst, x *Buffer) error { return p.Expand(dst, x, shape, to) })
+}
+
+// Narrow runs strided_copy.wgsl.
+func (k GPU) Narrow(x []float32, shape []int, axis, start, length int) ([]float32, error) {
+	return k.unary(x, len(x)/max(shape[axis], 1)*length, func(p *Program, dst, x *Buffer) error {
+		return p.Narrow(dst, x, shape, axis, start, length)
+	})
+}
+
+// Cat runs strided_copy.wgsl once per input.
+func (k GPU) Cat(xs [][]float32, shapes [][]int, axis int) ([]float32, error) {
+	return k.joined(xs, func(p *Program, dst *Buffer, bs []*Buffer) error { return p.Cat(dst, axis, bs, shapes) })
+}
+
+// Stack runs strided_copy.wgsl once per input.
+func (k GPU) Stack(xs [][]float32, shape []int, axis int) ([]float32, error) {
+	return k.joined(xs, func(p *Program, dst *Buffer, bs []*Buffer) error { return p.Stack(dst, axis, bs, shape) })
+}
+
+// joined runs the program rec records from xs into a result holding them all.
+func (k GPU) joined(xs [][]float32, rec func(p *Program, dst *Buffer, xs []*Buffer) error) ([]float32, error) {
+	s := k.start()
+	defer s.close()
+	n := 0
+	bs := make([]*Buffer, len(xs))
+	for i, x := range xs {
+		bs[i], n = s.in("x", x, 0), n+len(x)
+	}
+	dst := s.in("dst", nil, n)
+	if s.err == nil {
+		s.record(rec(s.p, dst, bs))
+	}
+	return s.read(dst, n), s.err
+}
+
+// PadZero runs strided_copy.wgsl into a cleared buffer.
+func (k GPU) PadZero(x []float32, shape, before, after []int) ([]float32, error) {
+	n := 1
+	for d := range shape {
+		n *= shape[d] + before[d] + after[d]
+	}
+	return k.unary(x, n, func(p *Program, dst, x *Buffer) error { return p.PadZero(dst, x, shape, before, after) })
+}
+
+// SumTo runs sum_to.wgsl.
+func (k GPU) SumTo(x []float32, shape, to []int) ([]float32, error) {
+	return k.unary(x, numel(to), func(p *Program, dst, x *Buffer) error { return p.SumTo(dst, x, shape, to) })
 }

@@ -14,3 +14,14 @@ type matMulParams struct {
 	BStrides         [maxBatchDims]uint32
 	_                [3]uint32
 }
+
+// layoutParams mirrors LayoutParams in strided_copy.wgsl and sum_to.wgsl.
+type layoutParams struct {
+	N              uint32 // elements (outputs, for sum_to)
+	Reduce         uint32 // elements summed into each output
+	SrcOff, DstOff uint32
+	Dims           [maxLayoutDims]uint32
+	SrcStrides     [maxLayoutDims]uint32
+	DstStrides     [maxLayoutDims]uint32
+	_              [2]uint32
+}
