@@ -165,6 +165,15 @@ func scatterAddKernel[T Float](dst, src []T, offs []int) {
 	}
 }
 
+// GatherOffsets returns, for every position of index (row-major, of shape
+// indexShape), the flat offset in a tensor of the given shape that
+// GatherShaped reads there and ScatterAddShaped adds to. It panics as they
+// do on a bad index. A device runs both ops as this one pattern, a gather
+// and its transpose.
+func GatherOffsets(shape []int, axis int, index, indexShape []int) []int {
+	return indexOffsets("Gather", shape, normAxis("Gather", axis, len(shape)), index, indexShape)
+}
+
 // indexOffsets checks index against PyTorch's rule for gather and scatter
 // into a tensor of the given shape (same number of dimensions,
 // indexShape[d] <= shape[d] for d != axis, entries in [0, shape[axis]))

@@ -120,6 +120,19 @@ func (s *oneShot) gates(n int, logits, probs, coeffs, sums []float32) *Gates {
 		Coeffs: s.in("coeffs", coeffs, 4*n), Sums: s.in("sums", sums, 4*n), Grads: s.in("grads", nil, 16*n)}
 }
 
+// index uploads a gather pattern for the one-shot program.
+func (s *oneShot) index(offs []int, src int) *Index {
+	if s.err != nil {
+		return &Index{N: len(offs), Src: src}
+	}
+	ix, err := s.d.NewIndex("index", offs, src)
+	if s.record(err) {
+		return &Index{N: len(offs), Src: src}
+	}
+	s.bufs = append(s.bufs, ix.offs, ix.start, ix.pos)
+	return ix
+}
+
 // layer uploads a layer's wiring for the one-shot program.
 func (s *oneShot) layer(w gates.Wiring, d gates.Dims) *Layer {
 	if s.err != nil {

@@ -19,6 +19,7 @@ var uniformStructs = map[string]any{
 	"CellParams":   cellParams{},
 	"MatMulParams": matMulParams{},
 	"LayoutParams": layoutParams{},
+	"GatherParams": gatherParams{},
 }
 
 var (

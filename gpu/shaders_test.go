@@ -53,6 +53,8 @@ func TestShadersCompile(t *testing.T) {
 // Kernels whose twins hold them.
 var sharedKernels = map[string][]string{
 	"strided_copy.wgsl": {"Permute", "Expand", "Narrow", "Cat", "Stack", "PadZero"},
+	"gather.wgsl":       {"IndexSelect", "Gather"},
+	"scatter_add.wgsl":  {"ScatterAdd", "IndexAdd"},
 }
 
 // TestEveryShaderHasATwin checks that each kernel file has a method of the

@@ -25,6 +25,16 @@ type TensorKernels interface {
 	PadZero(x []float32, shape, before, after []int) ([]float32, error)
 	// SumTo sums x to shape to, as the gradient of a broadcast operand.
 	SumTo(x []float32, shape, to []int) ([]float32, error)
+
+	// The index ops take indices as autograd's ops do.
+	IndexSelect(x []float32, shape []int, axis int, idx []int) ([]float32, error)
+	Gather(x []float32, shape []int, axis int, index, indexShape []int) ([]float32, error)
+	// ScatterAdd returns t with src, of the index's shape, added at the
+	// positions the index names along axis.
+	ScatterAdd(t []float32, shape []int, axis int, index, indexShape []int, src []float32) ([]float32, error)
+	// IndexAdd returns t with src's slices added at positions idx along
+	// axis.
+	IndexAdd(t []float32, shape []int, axis int, idx []int, src []float32) ([]float32, error)
 }
 
 // MatMul is autograd.MatMul of the (transposed) operands, summed to
@@ -187,4 +197,79 @@ func (k GPU) PadZero(x []float32, shape, before, after []int) ([]float32, error)
 // SumTo runs sum_to.wgsl.
 func (k GPU) SumTo(x []float32, shape, to []int) ([]float32, error) {
 	return k.unary(x, numel(to), func(p *Program, dst, x *Buffer) error { return p.SumTo(dst, x, shape, to) })
+}
+
+// IndexSelect is autograd.IndexSelect.
+func (CPU) IndexSelect(x []float32, shape []int, axis int, idx []int) ([]float32, error) {
+	return autograd.IndexSelect(tensor(x, shape), axis, idx).Data32(), nil
+}
+
+// Gather is autograd.GatherShaped.
+func (CPU) Gather(x []float32, shape []int, axis int, index, indexShape []int) ([]float32, error) {
+	return autograd.GatherShaped(tensor(x, shape), axis, index, indexShape).Data32(), nil
+}
+
+// ScatterAdd is autograd.ScatterAddShaped.
+func (CPU) ScatterAdd(t []float32, shape []int, axis int, index, indexShape []int, src []float32) ([]float32, error) {
+	return autograd.ScatterAddShaped(tensor(t, shape), axis, index, indexShape, tensor(src, indexShape)).Data32(), nil
+}
+
+// IndexAdd is autograd.IndexAdd.
+func (CPU) IndexAdd(t []float32, shape []int, axis int, idx []int, src []float32) ([]float32, error) {
+	return autograd.IndexAdd(tensor(t, shape), axis, idx, tensor(src, selectShape(shape, axis, idx))).Data32(), nil
+}
+
+// selectShape is shape with axis of length len(idx).
+func selectShape(shape []int, axis int, idx []int) []int {
+	s := slices.Clone(shape)
+	s[axis] = len(idx)
+	return s
+}
+
+// selectIndex returns IndexSelect's idx as a Gather index: idx[j] at every
+// position whose coordinate along axis is j.
+func selectIndex(shape []int, axis int, idx []int) (index, indexShape []int) {
+	indexShape = selectShape(shape, axis, idx)
+	inner := numel(shape[axis+1:])
+	index = make([]int, numel(indexShape))
+	for p := range index {
+		index[p] = idx[p/inner%len(idx)]
+	}
+	return index, indexShape
+}
+
+// IndexSelect runs gather.wgsl.
+func (k GPU) IndexSelect(x []float32, shape []int, axis int, idx []int) ([]float32, error) {
+	index, indexShape := selectIndex(shape, axis, idx)
+	return k.Gather(x, shape, axis, index, indexShape)
+}
+
+// Gather runs gather.wgsl.
+func (k GPU) Gather(x []float32, shape []int, axis int, index, indexShape []int) ([]float32, error) {
+	s := k.start()
+	defer s.close()
+	ix := s.index(autograd.GatherOffsets(shape, axis, index, indexShape), len(x))
+	bx, bd := s.in("x", x, 0), s.in("dst", nil, len(index))
+	if s.err == nil {
+		s.record(s.p.Gather(bd, bx, ix, 0))
+	}
+	return s.read(bd, len(index)), s.err
+}
+
+// ScatterAdd runs scatter_add.wgsl.
+func (k GPU) ScatterAdd(t []float32, shape []int, axis int, index, indexShape []int, src []float32) ([]float32, error) {
+	s := k.start()
+	defer s.close()
+	ix := s.index(autograd.GatherOffsets(shape, axis, index, indexShape), len(t))
+	bt, bs := s.in("t", t, 0), s.in("src", src, 0)
+	if s.err == nil {
+		s.record(s.p.ScatterAdd(bt, bs, ix, true))
+	}
+	return s.read(bt, len(t)), s.err
+}
+
+// IndexAdd runs scatter_add.wgsl.
+func (k GPU) IndexAdd(t []float32, shape []int, axis int, idx []int, src []float32) ([]float32, error) {
+	index, indexShape := selectIndex(shape, axis, idx)
+	return k.ScatterAdd(t, shape, axis, index, indexShape, src)
 }

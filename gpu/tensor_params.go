@@ -25,3 +25,11 @@ type layoutParams struct {
 	DstStrides     [maxLayoutDims]uint32
 	_              [2]uint32
 }
+
+// gatherParams mirrors GatherParams in gather.wgsl and scatter_add.wgsl.
+type gatherParams struct {
+	N          uint32
+	Fill       float32
+	Accumulate uint32 // scatter_add: 1 adds to dst, 0 overwrites it
+	_          uint32
+}
