@@ -160,10 +160,16 @@ func conv2dGeom(xShape, wShape []int, cfg Conv2dConfig) convGeom {
 
 // convOp is the convolution of geometry g, plus bias (nil for none).
 func convOp(g convGeom, x, w, bias *Tensor) *Tensor {
-	out := Zeros(x.dtype, g.n, g.o, g.oh, g.ow)
-	if x.dtype == Float64 {
+	out := emptyOn(deviceOf("Conv2d", x, w, bias), x.dtype, []int{g.n, g.o, g.oh, g.ow})
+	switch {
+	case out.dev != nil:
+		kernelsOf[ConvKernels]("Conv2d", out.dev, "ConvKernels").Conv2d(out, x, w, g.export())
+		if bias != nil { // added unrecorded: the rule below is the bias's
+			out = arith("Conv2d", out, Reshape(bias.NoGrad(), g.o, 1, 1), opAdd)
+		}
+	case x.dtype == Float64:
 		convForward(g, out.f64, x.f64, w.f64, data64(bias))
-	} else {
+	default:
 		convForward(g, out.f32, x.f32, w.f32, data32(bias))
 	}
 	return Record("Conv2d", out, []*Tensor{x, w, bias}, func(gy *Tensor) []*Tensor {
@@ -188,10 +194,13 @@ func convOp(g convGeom, x, w, bias *Tensor) *Tensor {
 // linear in gy and in w, and its gradients are convOp (for gy) and
 // convWeightGrad (for w).
 func convInputGrad(g convGeom, gy, w *Tensor) *Tensor {
-	gx := Zeros(gy.dtype, g.n, g.c, g.h, g.w)
-	if gy.dtype == Float64 {
+	gx := emptyOn(deviceOf("Conv2d", gy, w), gy.dtype, []int{g.n, g.c, g.h, g.w})
+	switch {
+	case gx.dev != nil:
+		kernelsOf[ConvKernels]("Conv2d", gx.dev, "ConvKernels").Conv2dInputGrad(gx, gy, w, g.export())
+	case gy.dtype == Float64:
 		convInputGradKernel(g, gx.f64, gy.f64, w.f64)
-	} else {
+	default:
 		convInputGradKernel(g, gx.f32, gy.f32, w.f32)
 	}
 	return Record("Conv2dInputGrad", gx, []*Tensor{gy, w}, func(h *Tensor) []*Tensor {
@@ -210,10 +219,13 @@ func convInputGrad(g convGeom, gy, w *Tensor) *Tensor {
 // input x and output gradient gy: the correlation of x with gy. Its
 // gradients are convInputGrad (for x) and convOp (for gy).
 func convWeightGrad(g convGeom, x, gy *Tensor) *Tensor {
-	gw := Zeros(x.dtype, g.o, g.cg(), g.kh, g.kw)
-	if x.dtype == Float64 {
+	gw := emptyOn(deviceOf("Conv2d", x, gy), x.dtype, []int{g.o, g.cg(), g.kh, g.kw})
+	switch {
+	case gw.dev != nil:
+		kernelsOf[ConvKernels]("Conv2d", gw.dev, "ConvKernels").Conv2dWeightGrad(gw, x, gy, g.export())
+	case x.dtype == Float64:
 		convWeightGradKernel(g, gw.f64, gy.f64, x.f64)
-	} else {
+	default:
 		convWeightGradKernel(g, gw.f32, gy.f32, x.f32)
 	}
 	return Record("Conv2dWeightGrad", gw, []*Tensor{x, gy}, func(k *Tensor) []*Tensor {

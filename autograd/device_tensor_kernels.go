@@ -1,0 +1,84 @@
+package autograd
+
+// The kernel sets of the ops that move, gather and multiply tensors rather
+// than map them elementwise: matrix products, block copies (Narrow, Cat,
+// Stack, Pad), gathers and scatters (IndexSelect, Gather, IndexAdd,
+// ScatterAdd), and convolutions. The conventions of device_kernels.go hold:
+// every kernel writes out, which the op has just allocated on the device
+// with the result's shape, from operands on the same device, row-major and
+// contiguous, whose shapes the op has checked.
+
+// MatMulKernels computes matrix products.
+type MatMulKernels interface {
+	// MatMul sets out to op(a)·op(b) over the last two dimensions, where op
+	// transposes when ta (tb) is set; a's and b's batch (leading)
+	// dimensions broadcast to out's, as MatMul's.
+	MatMul(out, a, b *Tensor, ta, tb bool)
+}
+
+// CopyKernels copies blocks between tensors of one number of dimensions.
+type CopyKernels interface {
+	// CopyBlock copies the block of src of the given size that starts at
+	// index srcStart to the block of dst that starts at dstStart, leaving
+	// the rest of dst as it was.
+	CopyBlock(dst *Tensor, dstStart []int, src *Tensor, srcStart, size []int)
+}
+
+// IndexKernels gathers elements by flat offsets, which the op computes and
+// checks, and scatters them back.
+type IndexKernels interface {
+	// Gather sets out[i] = in[offs[i]]; len(offs) == out.Len().
+	Gather(out, in *Tensor, offs []int)
+	// ScatterAdd adds src[i] to out[offs[i]] for every i, the additions
+	// into one element in increasing i (as the CPU does, so that results
+	// agree); len(offs) == src.Len().
+	ScatterAdd(out, src *Tensor, offs []int)
+}
+
+// ConvKernels computes a 2-D convolution without bias and its gradients,
+// for the geometry g (input x, weight w and output of g's shapes).
+type ConvKernels interface {
+	// Conv2d sets out to the convolution of x with w.
+	Conv2d(out, x, w *Tensor, g ConvGeometry)
+	// Conv2dInputGrad sets gx to the gradient of the input for the
+	// output gradient gy: the transposed convolution of gy with w.
+	Conv2dInputGrad(gx, gy, w *Tensor, g ConvGeometry)
+	// Conv2dWeightGrad sets gw to the gradient of the weight for the input
+	// x and the output gradient gy.
+	Conv2dWeightGrad(gw, x, gy *Tensor, g ConvGeometry)
+}
+
+// kernelsOf returns dev as the kernel set K, or panics naming op and set.
+func kernelsOf[K any](op string, dev Device, set string) K {
+	k, ok := dev.(K)
+	if !ok {
+		noKernel(op, dev, set)
+	}
+	return k
+}
+
+// emptyOn returns a tensor of the given dtype and shape for an op to fill:
+// zeros on the CPU (dev nil), undefined contents on a device.
+func emptyOn(dev Device, dtype DType, shape []int) *Tensor {
+	if dev == nil {
+		return Zeros(dtype, shape...)
+	}
+	return newOn(dev, dtype, shape)
+}
+
+// selectOffsets returns, for each element of a tensor of shape with axis a
+// of length len(idx), the flat offset in a tensor of shape of the element
+// with the same coordinates except idx[j] for coordinate j along a: where
+// IndexSelect reads and IndexAdd adds.
+func selectOffsets(shape []int, a int, idx []int) []int {
+	outer, n, inner := splitAxis(shape, a)
+	offs := make([]int, 0, outer*len(idx)*inner)
+	for o := range outer {
+		for _, k := range idx {
+			for i := range inner {
+				offs = append(offs, (o*n+k)*inner+i)
+			}
+		}
+	}
+	return offs
+}
