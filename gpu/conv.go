@@ -72,28 +72,28 @@ func (c *Conv) specs() (forward, inputGrad, weightGrad MatMulSpec) {
 
 // Conv2d records out = conv(x, w) without bias ([N, O, OutH, OutW]),
 // leaving the im2col matrices in cols (ColsLen elements).
-func (p *Program) Conv2d(out, x, w, cols *Buffer, c *Conv) error {
+func (o Ops) Conv2d(out, x, w, cols *Buffer, c *Conv) error {
 	forward, _, _ := c.specs()
-	if err := p.Gather(cols, x, c.cols, 0); err != nil {
+	if err := o.Gather(cols, x, c.cols, 0); err != nil {
 		return err
 	}
-	return p.MatMul(out, w, cols, forward)
+	return o.MatMul(out, w, cols, forward)
 }
 
 // Conv2dInputGrad records gx = dL/dx for the output gradient gy: the
 // product Wᵀ·gy into dcols (ColsLen elements of scratch), scattered back
 // onto the input.
-func (p *Program) Conv2dInputGrad(gx, gy, w, dcols *Buffer, c *Conv) error {
+func (o Ops) Conv2dInputGrad(gx, gy, w, dcols *Buffer, c *Conv) error {
 	_, inputGrad, _ := c.specs()
-	if err := p.MatMul(dcols, w, gy, inputGrad); err != nil {
+	if err := o.MatMul(dcols, w, gy, inputGrad); err != nil {
 		return err
 	}
-	return p.ScatterAdd(gx, dcols, c.cols, false)
+	return o.ScatterAdd(gx, dcols, c.cols, false)
 }
 
 // Conv2dWeightGrad records gw = dL/dw for the output gradient gy from the
 // im2col matrices cols that Conv2d left: gy·colsᵀ summed over the samples.
-func (p *Program) Conv2dWeightGrad(gw, gy, cols *Buffer, c *Conv) error {
+func (o Ops) Conv2dWeightGrad(gw, gy, cols *Buffer, c *Conv) error {
 	_, _, weightGrad := c.specs()
-	return p.MatMul(gw, gy, cols, weightGrad)
+	return o.MatMul(gw, gy, cols, weightGrad)
 }

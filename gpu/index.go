@@ -80,16 +80,16 @@ func (ix *Index) Release() {
 
 // Gather records dst[i] = src[offs[i]] for the N outputs of ix, and fill
 // where offs[i] is Outside.
-func (p *Program) Gather(dst, src *Buffer, ix *Index, fill float32) error {
+func (o Ops) Gather(dst, src *Buffer, ix *Index, fill float32) error {
 	if dst.N < ix.N || src.N < ix.Src {
 		panic(fmt.Sprintf("gpu: Gather of %d from %d elements: buffers %q of %d and %q of %d", ix.N, ix.Src, dst.Label, dst.N, src.Label, src.N))
 	}
-	return p.Dispatch("gather.wgsl", ix.N, gatherParams{N: uint32(ix.N), Fill: fill}, ix.offs, src, dst)
+	return o.dispatch("gather.wgsl", ix.N, gatherParams{N: uint32(ix.N), Fill: fill}, ix.offs, src, dst)
 }
 
 // ScatterAdd records the transpose of Gather: dst[q] = sum of src[i] over
 // the i with offs[i] == q, added to dst's own value when accumulate is set.
-func (p *Program) ScatterAdd(dst, src *Buffer, ix *Index, accumulate bool) error {
+func (o Ops) ScatterAdd(dst, src *Buffer, ix *Index, accumulate bool) error {
 	if dst.N < ix.Src || src.N < ix.N {
 		panic(fmt.Sprintf("gpu: ScatterAdd of %d into %d elements: buffers %q of %d and %q of %d", ix.N, ix.Src, src.Label, src.N, dst.Label, dst.N))
 	}
@@ -97,5 +97,5 @@ func (p *Program) ScatterAdd(dst, src *Buffer, ix *Index, accumulate bool) error
 	if accumulate {
 		par.Accumulate = 1
 	}
-	return p.Dispatch("scatter_add.wgsl", ix.Src, par, ix.start, ix.pos, src, dst)
+	return o.dispatch("scatter_add.wgsl", ix.Src, par, ix.start, ix.pos, src, dst)
 }

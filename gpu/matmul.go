@@ -186,14 +186,14 @@ func numel(shape []int) int {
 
 // MatMul records matmul.wgsl: c = op(a)·op(b) as s describes, c holding
 // s.OutShape(). One workgroup computes each 32×32 output tile.
-func (p *Program) MatMul(c, a, b *Buffer, s MatMulSpec) error {
+func (o Ops) MatMul(c, a, b *Buffer, s MatMulSpec) error {
 	par := s.params()
 	if a.N < numel(s.AShape) || b.N < numel(s.BShape) || c.N < numel(s.OutShape()) {
 		panic(fmt.Sprintf("gpu: MatMul of %v and %v into %v: buffers of %d, %d and %d elements",
 			s.AShape, s.BShape, s.OutShape(), a.N, b.N, c.N))
 	}
 	tiles := int(par.Batches) * ceilDiv(int(par.M), matMulTile) * ceilDiv(int(par.N), matMulTile)
-	return p.DispatchGroups("matmul.wgsl", tiles, par, a, b, c)
+	return o.r.DispatchGroups("matmul.wgsl", tiles, par, a, b, c)
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
@@ -240,15 +240,15 @@ func (s MatMulSpec) grads(g, a, b *Buffer) (da, db gradProduct) {
 // MatMulBackward records the products giving ga = dL/dA and gb = dL/dB of
 // the product s of a and b for the output gradient g; a nil ga or gb is
 // skipped (an operand that needs no gradient).
-func (p *Program) MatMulBackward(ga, gb, g, a, b *Buffer, s MatMulSpec) error {
+func (o Ops) MatMulBackward(ga, gb, g, a, b *Buffer, s MatMulSpec) error {
 	da, db := s.grads(g, a, b)
 	if ga != nil {
-		if err := p.MatMul(ga, da.x, da.y, da.spec); err != nil {
+		if err := o.MatMul(ga, da.x, da.y, da.spec); err != nil {
 			return err
 		}
 	}
 	if gb != nil {
-		return p.MatMul(gb, db.x, db.y, db.spec)
+		return o.MatMul(gb, db.x, db.y, db.spec)
 	}
 	return nil
 }

@@ -66,7 +66,7 @@ func layout(op string, dims []walkDim, reduced, srcOff, dstOff int) (p layoutPar
 // copyStrided records strided_copy.wgsl over dims (outermost first). A
 // copy of more dimensions than the kernel addresses runs as one dispatch
 // per index of its outermost ones.
-func (p *Program) copyStrided(op string, dst, src *Buffer, dims []walkDim, srcOff, dstOff int) error {
+func (o Ops) copyStrided(op string, dst, src *Buffer, dims []walkDim, srcOff, dstOff int) error {
 	checkReach(op, src, dims, srcOff, func(d walkDim) int { return d.a })
 	checkReach(op, dst, dims, dstOff, func(d walkDim) int { return d.b })
 	var kept []walkDim
@@ -80,14 +80,14 @@ func (p *Program) copyStrided(op string, dst, src *Buffer, dims []walkDim, srcOf
 	}
 	if kept = mergeDims(kept); len(kept) > maxLayoutDims {
 		for i := range kept[0].size {
-			if err := p.copyStrided(op, dst, src, kept[1:], srcOff+i*kept[0].a, dstOff+i*kept[0].b); err != nil {
+			if err := o.copyStrided(op, dst, src, kept[1:], srcOff+i*kept[0].a, dstOff+i*kept[0].b); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	par, _ := layout(op, kept, 0, srcOff, dstOff)
-	return p.Dispatch("strided_copy.wgsl", int(par.N), par, src, dst)
+	return o.dispatch("strided_copy.wgsl", int(par.N), par, src, dst)
 }
 
 // checkReach panics if walking dims from off would leave b.
@@ -106,7 +106,7 @@ func checkReach(op string, b *Buffer, dims []walkDim, off int, stride func(walkD
 
 // Permute records dst = x (of shape) with its dimensions reordered:
 // dimension i of dst is dimension perm[i] of x, as autograd.Permute.
-func (p *Program) Permute(dst, x *Buffer, shape []int, perm ...int) error {
+func (o Ops) Permute(dst, x *Buffer, shape []int, perm ...int) error {
 	if len(perm) != len(shape) {
 		panic(fmt.Sprintf("gpu: Permute: permutation %v for shape %v", perm, shape))
 	}
@@ -124,13 +124,13 @@ func (p *Program) Permute(dst, x *Buffer, shape []int, perm ...int) error {
 	for i, a := range perm {
 		dims[i] = walkDim{out[i], own[a], dstStrides[i]}
 	}
-	return p.copyStrided("Permute", dst, x, dims, 0, 0)
+	return o.copyStrided("Permute", dst, x, dims, 0, 0)
 }
 
 // Expand records dst = x (of shape) broadcast to shape to, as
 // autograd.Expand: x's dimensions align with the trailing ones of to and
 // equal them or are 1.
-func (p *Program) Expand(dst, x *Buffer, shape, to []int) error {
+func (o Ops) Expand(dst, x *Buffer, shape, to []int) error {
 	off := len(to) - len(shape)
 	if off < 0 {
 		panic(fmt.Sprintf("gpu: Expand: cannot expand %v to %v", shape, to))
@@ -147,12 +147,12 @@ func (p *Program) Expand(dst, x *Buffer, shape, to []int) error {
 			}
 		}
 	}
-	return p.copyStrided("Expand", dst, x, dims, 0, 0)
+	return o.copyStrided("Expand", dst, x, dims, 0, 0)
 }
 
 // CopyBlock records copying the block of size size starting at srcStart in
 // src (of shape srcShape) to dstStart in dst (of shape dstShape).
-func (p *Program) CopyBlock(dst *Buffer, dstShape, dstStart []int, src *Buffer, srcShape, srcStart, size []int) error {
+func (o Ops) CopyBlock(dst *Buffer, dstShape, dstStart []int, src *Buffer, srcShape, srcStart, size []int) error {
 	if len(dstShape) != len(size) || len(srcShape) != len(size) || len(dstStart) != len(size) || len(srcStart) != len(size) {
 		panic(fmt.Sprintf("gpu: CopyBlock of %v from %v at %v to %v at %v: ranks differ", size, srcShape, srcStart, dstShape, dstStart))
 	}
@@ -167,22 +167,22 @@ func (p *Program) CopyBlock(dst *Buffer, dstShape, dstStart []int, src *Buffer, 
 		srcOff += srcStart[d] * ss[d]
 		dstOff += dstStart[d] * ds[d]
 	}
-	return p.copyStrided("CopyBlock", dst, src, dims, srcOff, dstOff)
+	return o.copyStrided("CopyBlock", dst, src, dims, srcOff, dstOff)
 }
 
 // Narrow records dst = the slice of x (of shape) along axis from start,
 // length elements long, as autograd.Narrow.
-func (p *Program) Narrow(dst, x *Buffer, shape []int, axis, start, length int) error {
+func (o Ops) Narrow(dst, x *Buffer, shape []int, axis, start, length int) error {
 	size := slices.Clone(shape)
 	size[axis] = length
 	from := make([]int, len(shape))
 	from[axis] = start
-	return p.CopyBlock(dst, size, make([]int, len(shape)), x, shape, from, size)
+	return o.CopyBlock(dst, size, make([]int, len(shape)), x, shape, from, size)
 }
 
 // Cat records dst = the tensors xs (of shapes) joined along axis, as
 // autograd.Cat: one copy per input.
-func (p *Program) Cat(dst *Buffer, axis int, xs []*Buffer, shapes [][]int) error {
+func (o Ops) Cat(dst *Buffer, axis int, xs []*Buffer, shapes [][]int) error {
 	if len(xs) == 0 || len(xs) != len(shapes) {
 		panic(fmt.Sprintf("gpu: Cat of %d buffers with %d shapes", len(xs), len(shapes)))
 	}
@@ -193,7 +193,7 @@ func (p *Program) Cat(dst *Buffer, axis int, xs []*Buffer, shapes [][]int) error
 	}
 	at := make([]int, len(out))
 	for i, x := range xs {
-		if err := p.CopyBlock(dst, out, at, x, shapes[i], make([]int, len(out)), shapes[i]); err != nil {
+		if err := o.CopyBlock(dst, out, at, x, shapes[i], make([]int, len(out)), shapes[i]); err != nil {
 			return err
 		}
 		at[axis] += shapes[i][axis]
@@ -203,18 +203,18 @@ func (p *Program) Cat(dst *Buffer, axis int, xs []*Buffer, shapes [][]int) error
 
 // Stack records dst = the tensors xs, all of shape, joined along a new axis,
 // as autograd.Stack.
-func (p *Program) Stack(dst *Buffer, axis int, xs []*Buffer, shape []int) error {
+func (o Ops) Stack(dst *Buffer, axis int, xs []*Buffer, shape []int) error {
 	shapes := make([][]int, len(xs))
 	for i := range xs {
 		shapes[i] = slices.Insert(slices.Clone(shape), axis, 1)
 	}
-	return p.Cat(dst, axis, xs, shapes)
+	return o.Cat(dst, axis, xs, shapes)
 }
 
 // PadZero records dst = x (of shape) padded with zeros by before[d] and
 // after[d] elements on each axis d, as autograd.Pad with value 0; a
 // negative pad crops. dst is cleared, then x's kept block copied in.
-func (p *Program) PadZero(dst, x *Buffer, shape, before, after []int) error {
+func (o Ops) PadZero(dst, x *Buffer, shape, before, after []int) error {
 	out := make([]int, len(shape))
 	from, at, size := make([]int, len(shape)), make([]int, len(shape)), make([]int, len(shape))
 	for d, n := range shape {
@@ -225,14 +225,14 @@ func (p *Program) PadZero(dst, x *Buffer, shape, before, after []int) error {
 			panic(fmt.Sprintf("gpu: PadZero of %v by %v, %v: a negative length on axis %d", shape, before, after, d))
 		}
 	}
-	p.Clear(dst)
-	return p.CopyBlock(dst, out, at, x, shape, from, size)
+	o.r.Clear(dst)
+	return o.CopyBlock(dst, out, at, x, shape, from, size)
 }
 
 // SumTo records dst = x (of shape) summed to shape to, as autograd sums the
 // gradient of an operand broadcast from to: over the leading dimensions x
 // has beyond to, and over those that are 1 in to.
-func (p *Program) SumTo(dst, x *Buffer, shape, to []int) error {
+func (o Ops) SumTo(dst, x *Buffer, shape, to []int) error {
 	lead := len(shape) - len(to)
 	if lead < 0 {
 		panic(fmt.Sprintf("gpu: SumTo: cannot sum %v to %v", shape, to))
@@ -254,7 +254,7 @@ func (p *Program) SumTo(dst, x *Buffer, shape, to []int) error {
 		return nil
 	}
 	if numel(shape) == 0 { // a sum of nothing
-		p.Clear(dst)
+		o.r.Clear(dst)
 		return nil
 	}
 	par, _ := layout("SumTo", append(kept, summed...), len(summed), 0, 0)
@@ -262,5 +262,5 @@ func (p *Program) SumTo(dst, x *Buffer, shape, to []int) error {
 	if dst.N < n {
 		panic(fmt.Sprintf("gpu: SumTo of %v to %v into buffer %q of %d", shape, to, dst.Label, dst.N))
 	}
-	return p.Dispatch("sum_to.wgsl", n, par, x, dst)
+	return o.dispatch("sum_to.wgsl", n, par, x, dst)
 }

@@ -74,7 +74,7 @@ func (k GPU) MatMul(a, b []float32, s MatMulSpec) ([]float32, error) {
 	defer sh.close()
 	ba, bb, bc := sh.in("a", a, 0), sh.in("b", b, 0), sh.in("c", nil, n)
 	if sh.err == nil {
-		sh.record(sh.p.MatMul(bc, ba, bb, s))
+		sh.record(sh.p.Ops().MatMul(bc, ba, bb, s))
 	}
 	return sh.read(bc, n), sh.err
 }
@@ -132,45 +132,45 @@ func (CPU) SumTo(x []float32, shape, to []int) ([]float32, error) {
 }
 
 // unary runs the program rec records from x into a result of n elements.
-func (k GPU) unary(x []float32, n int, rec func(p *Program, dst, x *Buffer) error) ([]float32, error) {
+func (k GPU) unary(x []float32, n int, rec func(o Ops, dst, x *Buffer) error) ([]float32, error) {
 	s := k.start()
 	defer s.close()
 	bx, bd := s.in("x", x, 0), s.in("dst", nil, n)
 	if s.err == nil {
-		s.record(rec(s.p, bd, bx))
+		s.record(rec(s.p.Ops(), bd, bx))
 	}
 	return s.read(bd, n), s.err
 }
 
 // Permute runs strided_copy.wgsl.
 func (k GPU) Permute(x []float32, shape, perm []int) ([]float32, error) {
-	return k.unary(x, len(x), func(p *Program, dst, x *Buffer) error { return p.Permute(dst, x, shape, perm...) })
+	return k.unary(x, len(x), func(o Ops, dst, x *Buffer) error { return o.Permute(dst, x, shape, perm...) })
 }
 
 // Expand runs strided_copy.wgsl.
 func (k GPU) Expand(x []float32, shape, to []int) ([]float32, error) {
-	return k.unary(x, numel(to), func(p *Program, dst, x *Buffer) error { return p.Expand(dst, x, shape, to) })
+	return k.unary(x, numel(to), func(o Ops, dst, x *Buffer) error { return o.Expand(dst, x, shape, to) })
 }
 
 // Narrow runs strided_copy.wgsl.
 func (k GPU) Narrow(x []float32, shape []int, axis, start, length int) ([]float32, error) {
-	return k.unary(x, len(x)/max(shape[axis], 1)*length, func(p *Program, dst, x *Buffer) error {
-		return p.Narrow(dst, x, shape, axis, start, length)
+	return k.unary(x, len(x)/max(shape[axis], 1)*length, func(o Ops, dst, x *Buffer) error {
+		return o.Narrow(dst, x, shape, axis, start, length)
 	})
 }
 
 // Cat runs strided_copy.wgsl once per input.
 func (k GPU) Cat(xs [][]float32, shapes [][]int, axis int) ([]float32, error) {
-	return k.joined(xs, func(p *Program, dst *Buffer, bs []*Buffer) error { return p.Cat(dst, axis, bs, shapes) })
+	return k.joined(xs, func(o Ops, dst *Buffer, bs []*Buffer) error { return o.Cat(dst, axis, bs, shapes) })
 }
 
 // Stack runs strided_copy.wgsl once per input.
 func (k GPU) Stack(xs [][]float32, shape []int, axis int) ([]float32, error) {
-	return k.joined(xs, func(p *Program, dst *Buffer, bs []*Buffer) error { return p.Stack(dst, axis, bs, shape) })
+	return k.joined(xs, func(o Ops, dst *Buffer, bs []*Buffer) error { return o.Stack(dst, axis, bs, shape) })
 }
 
 // joined runs the program rec records from xs into a result holding them all.
-func (k GPU) joined(xs [][]float32, rec func(p *Program, dst *Buffer, xs []*Buffer) error) ([]float32, error) {
+func (k GPU) joined(xs [][]float32, rec func(o Ops, dst *Buffer, xs []*Buffer) error) ([]float32, error) {
 	s := k.start()
 	defer s.close()
 	n := 0
@@ -180,7 +180,7 @@ func (k GPU) joined(xs [][]float32, rec func(p *Program, dst *Buffer, xs []*Buff
 	}
 	dst := s.in("dst", nil, n)
 	if s.err == nil {
-		s.record(rec(s.p, dst, bs))
+		s.record(rec(s.p.Ops(), dst, bs))
 	}
 	return s.read(dst, n), s.err
 }
@@ -191,12 +191,12 @@ func (k GPU) PadZero(x []float32, shape, before, after []int) ([]float32, error)
 	for d := range shape {
 		n *= shape[d] + before[d] + after[d]
 	}
-	return k.unary(x, n, func(p *Program, dst, x *Buffer) error { return p.PadZero(dst, x, shape, before, after) })
+	return k.unary(x, n, func(o Ops, dst, x *Buffer) error { return o.PadZero(dst, x, shape, before, after) })
 }
 
 // SumTo runs sum_to.wgsl.
 func (k GPU) SumTo(x []float32, shape, to []int) ([]float32, error) {
-	return k.unary(x, numel(to), func(p *Program, dst, x *Buffer) error { return p.SumTo(dst, x, shape, to) })
+	return k.unary(x, numel(to), func(o Ops, dst, x *Buffer) error { return o.SumTo(dst, x, shape, to) })
 }
 
 // IndexSelect is autograd.IndexSelect.
@@ -251,7 +251,7 @@ func (k GPU) Gather(x []float32, shape []int, axis int, index, indexShape []int)
 	ix := s.index(autograd.GatherOffsets(shape, axis, index, indexShape), len(x))
 	bx, bd := s.in("x", x, 0), s.in("dst", nil, len(index))
 	if s.err == nil {
-		s.record(s.p.Gather(bd, bx, ix, 0))
+		s.record(s.p.Ops().Gather(bd, bx, ix, 0))
 	}
 	return s.read(bd, len(index)), s.err
 }
@@ -263,7 +263,7 @@ func (k GPU) ScatterAdd(t []float32, shape []int, axis int, index, indexShape []
 	ix := s.index(autograd.GatherOffsets(shape, axis, index, indexShape), len(t))
 	bt, bs := s.in("t", t, 0), s.in("src", src, 0)
 	if s.err == nil {
-		s.record(s.p.ScatterAdd(bt, bs, ix, true))
+		s.record(s.p.Ops().ScatterAdd(bt, bs, ix, true))
 	}
 	return s.read(bt, len(t)), s.err
 }
