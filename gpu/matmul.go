@@ -120,7 +120,7 @@ func (s MatMulSpec) params() matMulParams {
 			reduce *= size
 		}
 	}
-	dims := append(mergeDims(kept), mergeDims(summed)...)
+	dims := append(mergeWalk(kept), mergeWalk(summed)...)
 	if len(dims) > maxBatchDims {
 		panic(fmt.Sprintf("gpu: MatMul of %v and %v: %d batch dimensions that cannot be merged, at most %d",
 			s.AShape, s.BShape, len(dims), maxBatchDims))
@@ -152,16 +152,18 @@ func batchStrides(batch []int, rank, matrix int) []int {
 	return s
 }
 
-// mergeDims merges each dimension into the one before it (outer) where
-// walking both as one gives the same offsets in both tensors.
-func mergeDims(dims []walkDim) []walkDim {
-	var out []walkDim
-	for _, d := range dims {
-		if k := len(out) - 1; k >= 0 && out[k].a == d.a*d.size && out[k].b == d.b*d.size {
-			out[k] = walkDim{out[k].size * d.size, d.a, d.b}
-			continue
-		}
-		out = append(out, d)
+// mergeWalk drops dimensions of length 1 and merges each dimension into
+// the one before it (outer) where walking both as one gives the same
+// offsets in both tensors (mergeDims, which the elementwise kernels use).
+func mergeWalk(dims []walkDim) []walkDim {
+	shape, a, b := make([]int, len(dims)), make([]int, len(dims)), make([]int, len(dims))
+	for i, d := range dims {
+		shape[i], a[i], b[i] = d.size, d.a, d.b
+	}
+	ms, mst := mergeDims(shape, [][]int{a, b})
+	out := make([]walkDim, len(ms))
+	for i := range ms {
+		out[i] = walkDim{ms[i], mst[0][i], mst[1][i]}
 	}
 	return out
 }

@@ -9,10 +9,11 @@ import (
 	"github.com/cogentcore/webgpu/wgpu"
 )
 
-// shaders holds one WGSL kernel per file; a pipeline is labelled by its file
+// shaders holds one WGSL kernel per file (the cellular automaton's, and
+// autograd's under shaders/autograd/); a pipeline is labelled by its file
 // name so that compiler errors point at the file.
 //
-//go:embed shaders/*.wgsl
+//go:embed shaders/*.wgsl shaders/autograd/*.wgsl
 var shaders embed.FS
 
 // workgroupSize is the @workgroup_size of every elementwise kernel; kernels

@@ -11,13 +11,25 @@ import (
 
 var bindingDecl = regexp.MustCompile(`@binding\((\d+)\)`)
 
+// allShaders lists every embedded kernel: the automaton's under shaders/ and
+// autograd's under shaders/autograd/.
+func allShaders(t *testing.T) []string {
+	t.Helper()
+	var names []string
+	for _, pattern := range []string{"shaders/*.wgsl", "shaders/autograd/*.wgsl"} {
+		m, err := fs.Glob(shaders, pattern)
+		if err != nil || len(m) == 0 {
+			t.Fatalf("no shaders embedded as %s: %v", pattern, err)
+		}
+		names = append(names, m...)
+	}
+	return names
+}
+
 // TestShaderHeaders checks that every kernel file opens with its own name and
 // documents its entry point, workgroup size and every binding it declares.
 func TestShaderHeaders(t *testing.T) {
-	names, err := fs.Glob(shaders, "shaders/*.wgsl")
-	if err != nil || len(names) == 0 {
-		t.Fatalf("no shaders embedded: %v", err)
-	}
+	names := allShaders(t)
 	for _, path := range names {
 		src, _ := shaders.ReadFile(path)
 		text := string(src)
@@ -41,7 +53,7 @@ func TestShaderHeaders(t *testing.T) {
 // TestShadersCompile builds every kernel's pipeline on the device.
 func TestShadersCompile(t *testing.T) {
 	d := testDevice(t)
-	names, _ := fs.Glob(shaders, "shaders/*.wgsl")
+	names := allShaders(t)
 	for _, path := range names {
 		if _, err := d.pipeline(strings.TrimPrefix(path, "shaders/")); err != nil {
 			t.Error(err)
@@ -63,7 +75,7 @@ var sharedKernels = map[string][]string{
 // as well.
 func TestEveryShaderHasATwin(t *testing.T) {
 	kernels := reflect.TypeFor[Kernels]()
-	names, _ := fs.Glob(shaders, "shaders/*.wgsl")
+	names, _ := fs.Glob(shaders, "shaders/*.wgsl") // the automaton's: autograd's are checked by parity tests
 	for _, path := range names {
 		name := strings.TrimPrefix(path, "shaders/")
 		twins, ok := sharedKernels[name]
@@ -91,7 +103,7 @@ var helperDecl = regexp.MustCompile(`(?ms)^fn (\w+)\(.*?^\}`)
 // the same in every copy, up to indentation and line breaks, as
 // TestParamsMirrorWGSL does for the uniform structs.
 func TestHelpersIdentical(t *testing.T) {
-	names, _ := fs.Glob(shaders, "shaders/*.wgsl")
+	names := allShaders(t)
 	first := map[string]string{} // helper name -> path of its first copy
 	body := map[string]string{}  // helper name -> its first copy
 	for _, path := range names {

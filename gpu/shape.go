@@ -26,12 +26,12 @@ func contiguous(shape []int) []int {
 	return s
 }
 
-// layout returns the uniform walking dims (outermost first; a is the
+// layoutOf returns the uniform walking dims (outermost first; a is the
 // source stride, b the destination's) from the given offsets, after
 // dropping dimensions of length 1 and merging those that walk as one. The
 // last reduced dimensions are summed over (sum_to.wgsl). ok is false when
 // the block is empty.
-func layout(op string, dims []walkDim, reduced, srcOff, dstOff int) (p layoutParams, ok bool) {
+func layoutOf(op string, dims []walkDim, reduced, srcOff, dstOff int) (p layoutParams, ok bool) {
 	var kept, summed []walkDim
 	reduce := 1
 	for i, d := range dims {
@@ -46,7 +46,7 @@ func layout(op string, dims []walkDim, reduced, srcOff, dstOff int) (p layoutPar
 			kept = append(kept, d)
 		}
 	}
-	dims = append(mergeDims(kept), mergeDims(summed)...)
+	dims = append(mergeWalk(kept), mergeWalk(summed)...)
 	if len(dims) > maxLayoutDims {
 		panic(fmt.Sprintf("gpu: %s: %d dimensions that cannot be merged, at most %d", op, len(dims), maxLayoutDims))
 	}
@@ -78,7 +78,7 @@ func (o Ops) copyStrided(op string, dst, src *Buffer, dims []walkDim, srcOff, ds
 			kept = append(kept, d)
 		}
 	}
-	if kept = mergeDims(kept); len(kept) > maxLayoutDims {
+	if kept = mergeWalk(kept); len(kept) > maxLayoutDims {
 		for i := range kept[0].size {
 			if err := o.copyStrided(op, dst, src, kept[1:], srcOff+i*kept[0].a, dstOff+i*kept[0].b); err != nil {
 				return err
@@ -86,7 +86,7 @@ func (o Ops) copyStrided(op string, dst, src *Buffer, dims []walkDim, srcOff, ds
 		}
 		return nil
 	}
-	par, _ := layout(op, kept, 0, srcOff, dstOff)
+	par, _ := layoutOf(op, kept, 0, srcOff, dstOff)
 	return o.dispatch("strided_copy.wgsl", int(par.N), par, src, dst)
 }
 
@@ -257,7 +257,7 @@ func (o Ops) SumTo(dst, x *Buffer, shape, to []int) error {
 		o.r.Clear(dst)
 		return nil
 	}
-	par, _ := layout("SumTo", append(kept, summed...), len(summed), 0, 0)
+	par, _ := layoutOf("SumTo", append(kept, summed...), len(summed), 0, 0)
 	checkReach("SumTo", x, append(kept, summed...), 0, func(d walkDim) int { return d.a })
 	if dst.N < n {
 		panic(fmt.Sprintf("gpu: SumTo of %v to %v into buffer %q of %d", shape, to, dst.Label, dst.N))

@@ -1,0 +1,178 @@
+package gpu
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/dlca/dlca/autograd"
+)
+
+// Parity of autograd's elementwise and reduction ops on the GPU with the
+// CPU, forward and every input gradient, on awkward shapes.
+
+// unaryCases are the functions of one tensor checked by TestUnaryParity,
+// each with the range its inputs are drawn from.
+var unaryCases = []struct {
+	name   string
+	lo, hi float64
+	f      func(*autograd.Tensor) *autograd.Tensor
+}{
+	{"Neg", -3, 3, autograd.Neg},
+	{"Abs", -3, 3, autograd.Abs},
+	{"Sign", -3, 3, autograd.Sign},
+	{"Exp", -3, 3, autograd.Exp},
+	{"Log", 0.1, 5, autograd.Log},
+	{"Log2", 0.1, 5, autograd.Log2},
+	{"Log10", 0.1, 5, autograd.Log10},
+	{"Sqrt", 0.1, 5, autograd.Sqrt},
+	{"Sin", -3, 3, autograd.Sin},
+	{"Cos", -3, 3, autograd.Cos},
+	{"Tanh", -3, 3, autograd.Tanh},
+	{"Sigmoid", -6, 6, autograd.Sigmoid},
+	{"Relu", -3, 3, autograd.Relu},
+	{"Gelu", -4, 4, autograd.Gelu},
+	{"GeluTanh", -4, 4, autograd.GeluTanh},
+	{"Silu", -4, 4, autograd.Silu},
+	{"Softplus", -6, 6, autograd.Softplus},
+	{"Floor", -3, 3, autograd.Floor},
+	{"Ceil", -3, 3, autograd.Ceil},
+	{"Round", -3, 3, autograd.Round},
+	{"Trunc", -3, 3, autograd.Trunc},
+	{"Square", -3, 3, autograd.Square},
+	{"AddScalar", -3, 3, func(t *autograd.Tensor) *autograd.Tensor { return autograd.AddScalar(t, 0.25) }},
+	{"MulScalar", -3, 3, func(t *autograd.Tensor) *autograd.Tensor { return autograd.MulScalar(t, -1.5) }},
+	{"DivScalar", -3, 3, func(t *autograd.Tensor) *autograd.Tensor { return autograd.DivScalar(t, 3) }},
+	{"PowScalar", 0.1, 3, func(t *autograd.Tensor) *autograd.Tensor { return autograd.PowScalar(t, 2.5) }},
+	{"PowScalarOdd", -3, 3, func(t *autograd.Tensor) *autograd.Tensor { return autograd.PowScalar(t, 3) }},
+	{"LeakyRelu", -3, 3, func(t *autograd.Tensor) *autograd.Tensor { return autograd.LeakyRelu(t, 0.1) }},
+	{"Clamp", -3, 3, func(t *autograd.Tensor) *autograd.Tensor { return autograd.Clamp(t, -1, 0.5) }},
+	{"Std", -3, 3, func(t *autograd.Tensor) *autograd.Tensor { return autograd.Std(t, 0, false) }},
+}
+
+func TestUnaryParity(t *testing.T) {
+	testAutograd(t)
+	for i, c := range unaryCases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, shape := range awkwardShapes {
+				f := func(xs ...*autograd.Tensor) *autograd.Tensor { return c.f(xs[0]) }
+				tol := tolElementwise
+				if c.name == "Std" {
+					tol = tolReduce
+				}
+				checkParity(t, tol, f, randTensor(uint64(i), c.lo, c.hi, shape...))
+			}
+		})
+	}
+}
+
+// binaryCases are the functions of two tensors checked by
+// TestBinaryParity, with the range of their operands.
+var binaryCases = []struct {
+	name   string
+	lo, hi float64
+	f      func(a, b *autograd.Tensor) *autograd.Tensor
+}{
+	{"Add", -3, 3, autograd.Add},
+	{"Sub", -3, 3, autograd.Sub},
+	{"Mul", -3, 3, autograd.Mul},
+	{"Div", 0.5, 3, autograd.Div},
+	{"Pow", 0.5, 2, autograd.Pow},
+	{"Maximum", -3, 3, autograd.Maximum},
+	{"Minimum", -3, 3, autograd.Minimum},
+	{"Gt", -3, 3, autograd.Gt},
+	{"Ge", -3, 3, autograd.Ge},
+	{"Lt", -3, 3, autograd.Lt},
+	{"Le", -3, 3, autograd.Le},
+	{"Eq", -3, 3, autograd.Eq},
+	{"Where", -3, 3, func(a, b *autograd.Tensor) *autograd.Tensor { return autograd.Where(autograd.Gt(a, b), a, b) }},
+}
+
+// broadcastPairs are the operand shapes of the binary ops: equal shapes,
+// PyTorch's broadcasts both ways, scalars, empty tensors.
+var broadcastPairs = [][2][]int{
+	{{7}, {7}}, {{65}, {65}}, {{3, 1, 5}, {4, 5}}, {{4, 5}, {3, 1, 5}}, {{}, {63}}, {{63}, {}},
+	{{}, {}}, {{2, 0, 3}, {3}}, {{1000}, {1}}, {{5, 1}, {1, 7}},
+}
+
+func TestBinaryParity(t *testing.T) {
+	testAutograd(t)
+	for i, c := range binaryCases {
+		t.Run(c.name, func(t *testing.T) {
+			for j, p := range broadcastPairs {
+				a := randTensor(uint64(10*i+j), c.lo, c.hi, p[0]...)
+				b := randTensor(uint64(10*i+j+1000), c.lo, c.hi, p[1]...)
+				if c.name == "Maximum" || c.name == "Eq" {
+					// Ties: equal elements where the shapes agree.
+					if n := min(a.Len(), b.Len()); n > 1 {
+						copy(b.Data32()[:n/2], a.Data32()[:n/2])
+					}
+				}
+				checkParity(t, tolElementwise, func(xs ...*autograd.Tensor) *autograd.Tensor { return c.f(xs[0], xs[1]) }, a, b)
+			}
+		})
+	}
+}
+
+// reduceCases are the reductions checked by TestReduceParity over several
+// axis sets, with keepdim both ways.
+var reduceCases = []struct {
+	name string
+	f    func(t *autograd.Tensor, keepdim bool, axes ...int) *autograd.Tensor
+}{
+	{"Sum", autograd.Sum},
+	{"Mean", autograd.Mean},
+	{"Var", func(t *autograd.Tensor, keepdim bool, axes ...int) *autograd.Tensor {
+		return autograd.Var(t, 1, keepdim, axes...)
+	}},
+	{"Max", autograd.Max},
+	{"Min", autograd.Min},
+	{"LogSumExp", autograd.LogSumExp},
+}
+
+func TestReduceParity(t *testing.T) {
+	testAutograd(t)
+	shapes := []struct {
+		shape []int
+		axes  [][]int
+	}{
+		{[]int{}, [][]int{nil}},
+		{[]int{1000}, [][]int{nil, {0}}},
+		{[]int{3, 7, 5}, [][]int{nil, {1}, {0, 2}, {-1}}},
+		{[]int{65, 1}, [][]int{{0}, {1}}},
+	}
+	for i, c := range reduceCases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, s := range shapes {
+				x := randTensor(uint64(i), -2, 2, s.shape...)
+				if c.name == "Max" || c.name == "Min" {
+					// Ties split the gradient: make some.
+					for j := range x.Data32() {
+						if j%3 == 0 {
+							x.Data32()[j] = 1.5
+						}
+					}
+				}
+				for _, ax := range s.axes {
+					for _, keep := range []bool{false, true} {
+						t.Run(fmt.Sprint(s.shape, ax, keep), func(t *testing.T) {
+							checkParity(t, tolReduce, func(xs ...*autograd.Tensor) *autograd.Tensor { return c.f(xs[0], keep, ax...) }, x)
+						})
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestSoftmaxParity(t *testing.T) {
+	testAutograd(t)
+	for _, shape := range [][]int{{}, {7}, {3, 65}, {4, 1, 6}} {
+		for axis := range max(len(shape), 1) {
+			x := randTensor(3, -5, 5, shape...)
+			t.Run(fmt.Sprint(shape, axis), func(t *testing.T) {
+				checkParity(t, tolReduce, func(xs ...*autograd.Tensor) *autograd.Tensor { return autograd.Softmax(xs[0], axis) }, x)
+				checkParity(t, tolReduce, func(xs ...*autograd.Tensor) *autograd.Tensor { return autograd.LogSoftmax(xs[0], axis) }, x)
+			})
+		}
+	}
+}
