@@ -165,7 +165,7 @@ func convOp(g convGeom, x, w, bias *Tensor) *Tensor {
 	case out.dev != nil:
 		kernelsOf[ConvKernels]("Conv2d", out.dev, "ConvKernels").Conv2d(out, x, w, g.export())
 		if bias != nil { // added unrecorded: the rule below is the bias's
-			out = arith("Conv2d", out, Reshape(bias.NoGrad(), g.o, 1, 1), opAdd)
+			out = arith("Add", out, Reshape(bias.NoGrad(), g.o, 1, 1), opAdd)
 		}
 	case x.dtype == Float64:
 		convForward(g, out.f64, x.f64, w.f64, data64(bias))

@@ -1,0 +1,171 @@
+package gpu
+
+import (
+	"runtime"
+
+	"github.com/cogentcore/webgpu/wgpu"
+
+	"github.com/dlca/dlca/autograd"
+)
+
+// The kernel sets of AutogradDevice for autograd's general ops:
+// autograd.MatMulKernels, CopyKernels, IndexKernels and ConvKernels, each
+// method the Ops of the tensor kernels (matmul.wgsl, strided_copy.wgsl,
+// gather.wgsl, scatter_add.wgsl) recorded into the device's work.
+
+var (
+	_ autograd.MatMulKernels = (*AutogradDevice)(nil)
+	_ autograd.CopyKernels   = (*AutogradDevice)(nil)
+	_ autograd.IndexKernels  = (*AutogradDevice)(nil)
+	_ autograd.ConvKernels   = (*AutogradDevice)(nil)
+)
+
+// deviceOps records Ops into an AutogradDevice's work: a dispatcher whose
+// failures are the device's sticky error.
+type deviceOps struct{ a *AutogradDevice }
+
+// DispatchGroups records shader over workgroups workgroups.
+func (r deviceOps) DispatchGroups(shader string, workgroups int, params any, bufs ...*Buffer) error {
+	raw := make([]*wgpu.Buffer, len(bufs))
+	for i, b := range bufs {
+		raw[i] = b.buf
+	}
+	r.a.dispatch(shader, workgroups*workgroupSize, params, raw...)
+	return nil
+}
+
+// Clear records zeroing b.
+func (r deviceOps) Clear(b *Buffer) {
+	a := r.a
+	if a.err != nil || b.buf == nil {
+		return
+	}
+	if a.rec.enc == nil {
+		enc, err := a.d.dev.CreateCommandEncoder(nil)
+		if err != nil {
+			a.fail(err)
+			return
+		}
+		a.rec.enc = enc
+	}
+	if err := a.rec.enc.ClearBuffer(b.buf, 0, wgpu.WholeSize); err != nil {
+		a.fail(err)
+	}
+}
+
+// ops returns the tensor kernels recorded into a's work.
+func (a *AutogradDevice) ops() Ops { return Ops{deviceOps{a}} }
+
+// run keeps the error of an Ops call (a shape the kernels cannot address).
+func (a *AutogradDevice) run(err error) {
+	if err != nil {
+		a.fail(err)
+	}
+}
+
+// buf returns t's storage as a Buffer for Ops (with a nil buffer when its
+// allocation failed: the dispatch is then skipped).
+func (a *AutogradDevice) buf(t *autograd.Tensor) *Buffer {
+	return &Buffer{Label: "autograd tensor", N: t.Len(), buf: a.buffer(t)}
+}
+
+// scratch returns pooled storage of n elements for an op's intermediate
+// values, and its Buffer. The storage goes back to the pool once the
+// caller drops it and the work reading it is submitted.
+func (a *AutogradDevice) scratch(n int) (autograd.Storage, *Buffer) {
+	s := a.Alloc(autograd.Float32, n).(*storage)
+	return s, &Buffer{Label: "autograd scratch", N: n, buf: s.buf}
+}
+
+// upload returns pooled storage holding data, and its Buffer.
+func (a *AutogradDevice) upload(data []uint32) (autograd.Storage, *Buffer) {
+	s, b := a.scratch(len(data))
+	if b.buf != nil && len(data) > 0 {
+		if err := a.d.queue.WriteBuffer(b.buf, 0, wgpu.ToBytes(data)); err != nil {
+			a.fail(err)
+		}
+	}
+	return s, b
+}
+
+// index uploads the gather pattern offs into a source of src elements, and
+// its reverse index when the op scatters. keep holds the storages, which
+// must stay reachable until the op is recorded.
+func (a *AutogradDevice) index(offs []int, src int, reverse bool) (ix *Index, keep []autograd.Storage) {
+	raw := make([]uint32, len(offs))
+	for i, o := range offs {
+		raw[i] = uint32(o)
+	}
+	ix = &Index{N: len(offs), Src: src}
+	s, b := a.upload(raw)
+	ix.offs, keep = b, append(keep, s)
+	if reverse {
+		start, pos := reverseIndex(offs, src)
+		s1, b1 := a.upload(start)
+		s2, b2 := a.upload(pos)
+		ix.start, ix.pos, keep = b1, b2, append(keep, s1, s2)
+	}
+	return ix, keep
+}
+
+// MatMul sets out = op(x)·op(y) (see autograd.MatMulKernels).
+func (a *AutogradDevice) MatMul(out, x, y *autograd.Tensor, tx, ty bool) {
+	s := MatMulSpec{AShape: x.Shape(), BShape: y.Shape(), TransA: tx, TransB: ty}
+	a.run(a.ops().MatMul(a.buf(out), a.buf(x), a.buf(y), s))
+}
+
+// CopyBlock copies a block of src into dst (see autograd.CopyKernels).
+func (a *AutogradDevice) CopyBlock(dst *autograd.Tensor, dstStart []int, src *autograd.Tensor, srcStart, size []int) {
+	a.run(a.ops().CopyBlock(a.buf(dst), dst.Shape(), dstStart, a.buf(src), src.Shape(), srcStart, size))
+}
+
+// Gather sets out[i] = in[offs[i]] (see autograd.IndexKernels).
+func (a *AutogradDevice) Gather(out, in *autograd.Tensor, offs []int) {
+	ix, keep := a.index(offs, in.Len(), false)
+	a.run(a.ops().Gather(a.buf(out), a.buf(in), ix, 0))
+	runtime.KeepAlive(keep)
+}
+
+// ScatterAdd adds src[i] to out[offs[i]] (see autograd.IndexKernels).
+func (a *AutogradDevice) ScatterAdd(out, src *autograd.Tensor, offs []int) {
+	ix, keep := a.index(offs, out.Len(), true)
+	a.run(a.ops().ScatterAdd(a.buf(out), a.buf(src), ix, true))
+	runtime.KeepAlive(keep)
+}
+
+// conv returns the device form of geometry g, with its im2col pattern.
+func (a *AutogradDevice) conv(g autograd.ConvGeometry, reverse bool) (*Conv, []autograd.Storage) {
+	ix, keep := a.index(im2colOffsets(g), g.N*g.C*g.H*g.W, reverse)
+	return &Conv{G: g, cols: ix}, keep
+}
+
+// Conv2d sets out to the convolution of x with w (see autograd.ConvKernels).
+func (a *AutogradDevice) Conv2d(out, x, w *autograd.Tensor, g autograd.ConvGeometry) {
+	c, keep := a.conv(g, false)
+	s, cols := a.scratch(c.ColsLen())
+	a.run(a.ops().Conv2d(a.buf(out), a.buf(x), a.buf(w), cols, c))
+	runtime.KeepAlive(keep)
+	runtime.KeepAlive(s)
+}
+
+// Conv2dInputGrad sets gx to the input's gradient (see
+// autograd.ConvKernels).
+func (a *AutogradDevice) Conv2dInputGrad(gx, gy, w *autograd.Tensor, g autograd.ConvGeometry) {
+	c, keep := a.conv(g, true)
+	s, dcols := a.scratch(c.ColsLen())
+	a.run(a.ops().Conv2dInputGrad(a.buf(gx), a.buf(gy), a.buf(w), dcols, c))
+	runtime.KeepAlive(keep)
+	runtime.KeepAlive(s)
+}
+
+// Conv2dWeightGrad sets gw to the weight's gradient (see
+// autograd.ConvKernels): the im2col matrices of x again, then one product.
+func (a *AutogradDevice) Conv2dWeightGrad(gw, x, gy *autograd.Tensor, g autograd.ConvGeometry) {
+	c, keep := a.conv(g, false)
+	s, cols := a.scratch(c.ColsLen())
+	ops := a.ops()
+	a.run(ops.Gather(cols, a.buf(x), c.cols, 0))
+	a.run(ops.Conv2dWeightGrad(a.buf(gw), a.buf(gy), cols, c))
+	runtime.KeepAlive(keep)
+	runtime.KeepAlive(s)
+}
