@@ -82,3 +82,53 @@ func selectOffsets(shape []int, a int, idx []int) []int {
 	}
 	return offs
 }
+
+// PoolKernels computes max pooling (average pooling is a convolution).
+type PoolKernels interface {
+	// MaxPool2d sets out to the maximum of each window of x ([N, C, H, W])
+	// and idx, of out's shape, to the index within its plane (ih·W + iw)
+	// of the cell chosen, as MaxPool2dWith: the first maximum in row-major
+	// order, NaN winning; a window wholly in the padding gives -Inf and
+	// index -1.
+	MaxPool2d(out, idx, x *Tensor, g PoolGeometry)
+}
+
+// PoolGeometry is the geometry of a 2-D pooling as a device's kernels see
+// it: Planes = N·C planes of H×W cells, OutH×OutW windows of KH×KW cells.
+type PoolGeometry struct {
+	Planes, H, W         int
+	OutH, OutW           int
+	KH, KW               int
+	StrideH, StrideW     int
+	PadH, PadW           int
+	DilationH, DilationW int
+}
+
+func (g poolGeom) export() PoolGeometry {
+	return PoolGeometry{Planes: g.planes, H: g.h, W: g.w, OutH: g.oh, OutW: g.ow, KH: g.kh, KW: g.kw,
+		StrideH: g.sh, StrideW: g.sw, PadH: g.ph, PadW: g.pw, DilationH: g.dh, DilationW: g.dw}
+}
+
+// constantOn returns the CPU constant t (a tensor the op built, requiring no
+// gradient) on dev, or t itself when dev is nil (the CPU).
+func constantOn(dev Device, t *Tensor) *Tensor {
+	if dev == nil {
+		return t
+	}
+	return mustTo(t, dev)
+}
+
+// zerosOn returns zeros of the given dtype and shape on dev (nil: the CPU).
+func zerosOn(dev Device, dtype DType, shape ...int) *Tensor {
+	if dev == nil {
+		return Zeros(dtype, shape...)
+	}
+	return fullOn(dev, dtype, 0, shape)
+}
+
+// Pool2dGeometry returns the geometry of MaxPool2dWith and AvgPool2dWith
+// over an input of shape xShape with cfg. It panics as they do when the
+// options do not fit the input.
+func Pool2dGeometry(xShape []int, cfg Pool2dConfig) PoolGeometry {
+	return poolGeometry("Pool2dGeometry", &Tensor{shape: xShape}, cfg).export()
+}

@@ -112,11 +112,14 @@ func MaxPool2d(x *Tensor, kernel, stride, padding int) *Tensor {
 // panics, naming the shape, when the options do not fit the input.
 func MaxPool2dWith(x *Tensor, cfg Pool2dConfig) (*Tensor, []int) {
 	g := poolGeometry("MaxPool2dWith", x, cfg)
-	out := Zeros(x.dtype, x.shape[0], x.shape[1], g.oh, g.ow)
+	out := emptyOn(x.dev, x.dtype, []int{x.shape[0], x.shape[1], g.oh, g.ow})
 	idx := make([]int, out.Len())
-	if x.dtype == Float64 {
+	switch {
+	case x.dev != nil:
+		idx = maxPoolOn(g, out, x)
+	case x.dtype == Float64:
 		maxPoolKernel(g, out.f64, idx, x.f64)
-	} else {
+	default:
 		maxPoolKernel(g, out.f32, idx, x.f32)
 	}
 	return Record("MaxPool2d", out, []*Tensor{x}, func(gy *Tensor) []*Tensor {
@@ -132,9 +135,9 @@ func MaxPool2dWith(x *Tensor, cfg Pool2dConfig) (*Tensor, []int) {
 					keep.SetAt(i, 1)
 				}
 			}
-			gy = Mul(gy, keep)
+			gy = Mul(gy, constantOn(x.dev, keep))
 		}
-		flat := ScatterAdd(Zeros(x.dtype, g.planes, g.h*g.w), 1, at, gy)
+		flat := ScatterAdd(zerosOn(x.dev, x.dtype, g.planes, g.h*g.w), 1, at, gy)
 		return []*Tensor{Reshape(flat, x.shape...)}
 	}), slices.Clone(idx) // the caller may change its copy
 }
@@ -148,6 +151,20 @@ func MaxPool1d(x *Tensor, cfg Pool1dConfig) (*Tensor, []int) {
 	}
 	out, idx := MaxPool2dWith(Unsqueeze(x, 2), cfg.to2d())
 	return Squeeze(out, 2), idx
+}
+
+// maxPoolOn runs max pooling on x's device into out and returns the
+// indices, which the device computes and MaxPool2dWith returns: reading
+// them back waits for the work recorded so far.
+func maxPoolOn(g poolGeom, out, x *Tensor) []int {
+	at := newOn(x.dev, x.dtype, out.shape)
+	kernelsOf[PoolKernels]("MaxPool2d", x.dev, "PoolKernels").MaxPool2d(out, at, x, g.export())
+	host := mustTo(at, CPU)
+	idx := make([]int, host.Len())
+	for i := range idx {
+		idx[i] = int(host.At(i))
+	}
+	return idx
 }
 
 // maxPoolKernel writes each window's maximum to out and its index within
@@ -207,7 +224,7 @@ func AvgPool2dWith(x *Tensor, cfg Pool2dConfig) *Tensor {
 	c := x.shape[1]
 	cg := convGeom{n: x.shape[0], c: c, h: g.h, w: g.w, o: c, kh: g.kh, kw: g.kw, groups: c,
 		sh: g.sh, sw: g.sw, ph: g.ph, pw: g.pw, dh: 1, dw: 1, oh: g.oh, ow: g.ow}
-	sum := convOp(cg, x, Ones(x.dtype, c, 1, g.kh, g.kw), nil)
+	sum := convOp(cg, x, constantOn(x.dev, Ones(x.dtype, c, 1, g.kh, g.kw)), nil)
 	inv := Zeros(x.dtype, g.oh, g.ow)
 	for i := range g.oh {
 		inH, padH := windowCells(i*g.sh-g.ph, g.kh, g.h, g.ph)
@@ -225,7 +242,7 @@ func AvgPool2dWith(x *Tensor, cfg Pool2dConfig) *Tensor {
 			}
 		}
 	}
-	return Mul(sum, inv)
+	return Mul(sum, constantOn(x.dev, inv))
 }
 
 // windowCells returns how many cells of a window of length k starting at

@@ -18,6 +18,7 @@ var (
 	_ autograd.CopyKernels   = (*AutogradDevice)(nil)
 	_ autograd.IndexKernels  = (*AutogradDevice)(nil)
 	_ autograd.ConvKernels   = (*AutogradDevice)(nil)
+	_ autograd.PoolKernels   = (*AutogradDevice)(nil)
 )
 
 // deviceOps records Ops into an AutogradDevice's work: a dispatcher whose
@@ -168,4 +169,10 @@ func (a *AutogradDevice) Conv2dWeightGrad(gw, x, gy *autograd.Tensor, g autograd
 	a.run(ops.Conv2dWeightGrad(a.buf(gw), a.buf(gy), cols, c))
 	runtime.KeepAlive(keep)
 	runtime.KeepAlive(s)
+}
+
+// MaxPool2d sets out and idx to each window's maximum and its index (see
+// autograd.PoolKernels).
+func (a *AutogradDevice) MaxPool2d(out, idx, x *autograd.Tensor, g autograd.PoolGeometry) {
+	a.run(a.ops().MaxPool2d(a.buf(out), a.buf(idx), a.buf(x), g))
 }

@@ -22,6 +22,7 @@ var uniformStructs = map[string]any{
 	"MatMulParams": matMulParams{},
 	"LayoutParams": layoutParams{},
 	"GatherParams": gatherParams{},
+	"PoolParams":   poolParams{},
 }
 
 var (

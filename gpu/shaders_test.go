@@ -67,6 +67,7 @@ var sharedKernels = map[string][]string{
 	"strided_copy.wgsl": {"Permute", "Expand", "Narrow", "Cat", "Stack", "PadZero"},
 	"gather.wgsl":       {"IndexSelect", "Gather"},
 	"scatter_add.wgsl":  {"ScatterAdd", "IndexAdd"},
+	"max_pool.wgsl":     {"MaxPool"},
 }
 
 // TestEveryShaderHasATwin checks that each kernel file has a method of the

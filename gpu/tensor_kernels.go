@@ -35,6 +35,10 @@ type TensorKernels interface {
 	// IndexAdd returns t with src's slices added at positions idx along
 	// axis.
 	IndexAdd(t []float32, shape []int, axis int, idx []int, src []float32) ([]float32, error)
+
+	// MaxPool returns the maxima of x's windows and their indices within
+	// their planes.
+	MaxPool(x []float32, shape []int, cfg autograd.Pool2dConfig) (out []float32, idx []int, err error)
 }
 
 // MatMul is autograd.MatMul of the (transposed) operands, summed to
@@ -272,4 +276,28 @@ func (k GPU) ScatterAdd(t []float32, shape []int, axis int, index, indexShape []
 func (k GPU) IndexAdd(t []float32, shape []int, axis int, idx []int, src []float32) ([]float32, error) {
 	index, indexShape := selectIndex(shape, axis, idx)
 	return k.ScatterAdd(t, shape, axis, index, indexShape, src)
+}
+
+// MaxPool is autograd.MaxPool2dWith.
+func (CPU) MaxPool(x []float32, shape []int, cfg autograd.Pool2dConfig) ([]float32, []int, error) {
+	out, idx := autograd.MaxPool2dWith(tensor(x, shape), cfg)
+	return out.Data32(), idx, nil
+}
+
+// MaxPool runs max_pool.wgsl.
+func (k GPU) MaxPool(x []float32, shape []int, cfg autograd.Pool2dConfig) ([]float32, []int, error) {
+	g := autograd.Pool2dGeometry(shape, cfg)
+	n := g.Planes * g.OutH * g.OutW
+	s := k.start()
+	defer s.close()
+	bx, bo, bi := s.in("x", x, 0), s.in("out", nil, n), s.in("idx", nil, n)
+	if s.err == nil {
+		s.record(s.p.Ops().MaxPool2d(bo, bi, bx, g))
+	}
+	out, at := s.read(bo, n), s.read(bi, n)
+	idx := make([]int, len(at))
+	for i, v := range at {
+		idx[i] = int(v)
+	}
+	return out, idx, s.err
 }

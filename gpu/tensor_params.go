@@ -33,3 +33,13 @@ type gatherParams struct {
 	Accumulate uint32 // scatter_add: 1 adds to dst, 0 overwrites it
 	_          uint32
 }
+
+// poolParams mirrors PoolParams in max_pool.wgsl.
+type poolParams struct {
+	Planes, H, W, OutH, OutW uint32
+	KH, KW                   uint32
+	StrideH, StrideW         uint32
+	PadH, PadW               uint32
+	DilH, DilW               uint32
+	_                        [3]uint32
+}
