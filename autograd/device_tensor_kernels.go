@@ -132,3 +132,10 @@ func zerosOn(dev Device, dtype DType, shape ...int) *Tensor {
 func Pool2dGeometry(xShape []int, cfg Pool2dConfig) PoolGeometry {
 	return poolGeometry("Pool2dGeometry", &Tensor{shape: xShape}, cfg).export()
 }
+
+// RandomKernels computes random masks from a counter-based stream.
+type RandomKernels interface {
+	// DropoutMask sets out[i] to scale where DropoutKeeps(seed, i,
+	// threshold) and to 0 elsewhere.
+	DropoutMask(out *Tensor, seed uint64, threshold uint32, scale float64)
+}

@@ -264,9 +264,11 @@ func AvgPool1d(x *Tensor, cfg Pool1dConfig) *Tensor {
 
 // Dropout zeroes each element of x with probability p and scales the rest by
 // 1/(1-p) when train is true (inverted dropout, as PyTorch); when train is
-// false, or p is 0, it returns x unchanged. The mask is drawn from rng, so
-// a seeded rng gives the same mask. It panics if p is outside [0, 1], or if
-// rng is nil in training mode.
+// false, or p is 0, it returns x unchanged. The mask comes from a
+// counter-based random stream (see DropoutKeeps) seeded by one draw from
+// rng, so a seeded rng gives the same mask, on every device: a GPU computes
+// each element's draw from its index alone. It panics if p is outside
+// [0, 1], or if rng is nil in training mode.
 func Dropout(x *Tensor, p float64, train bool, rng *rand.Rand) *Tensor {
 	if p < 0 || p > 1 {
 		panic(fmt.Sprintf("autograd: Dropout: probability %v outside [0, 1]", p))
@@ -277,14 +279,42 @@ func Dropout(x *Tensor, p float64, train bool, rng *rand.Rand) *Tensor {
 	if rng == nil {
 		panic("autograd: Dropout in training mode needs a random source (rng is nil)")
 	}
-	mask := ZerosLike(x)
+	seed, threshold, scale := rng.Uint64(), DropoutThreshold(p), 0.0
 	if p < 1 {
-		keep := 1 / (1 - p)
+		scale = 1 / (1 - p)
+	}
+	mask := emptyOn(x.dev, x.dtype, x.shape)
+	if x.dev != nil {
+		kernelsOf[RandomKernels]("Dropout", x.dev, "RandomKernels").DropoutMask(mask, seed, threshold, scale)
+	} else {
 		for i := range mask.Len() {
-			if rng.Float64() >= p {
-				mask.SetAt(i, keep)
+			if DropoutKeeps(seed, uint32(i), threshold) {
+				mask.SetAt(i, scale)
 			}
 		}
 	}
 	return Mul(x, mask)
+}
+
+// DropoutThreshold is the least 24-bit draw that Dropout keeps with
+// probability p: ceil(p·2^24), so that a draw uniform on [0, 2^24) is
+// dropped with probability p (to within 2^-24).
+func DropoutThreshold(p float64) uint32 { return uint32(math.Ceil(p * (1 << 24))) }
+
+// DropoutKeeps reports whether Dropout keeps element i of the stream seed:
+// whether the top 24 bits of a hash of (seed, i) reach threshold. The hash
+// is two rounds of the PCG hash of Jarzynski and Olano ("Hash Functions for
+// GPU Rendering", 2020) in 32-bit arithmetic, which a GPU kernel computes
+// alike (gpu's dropout_mask.wgsl).
+func DropoutKeeps(seed uint64, i, threshold uint32) bool {
+	key := pcgHash(uint32(seed))
+	return pcgHash(pcgHash(i^key)^uint32(seed>>32))>>8 >= threshold
+}
+
+// pcgHash is the PCG hash: one step of a 32-bit PCG generator from state v,
+// and its output permutation.
+func pcgHash(v uint32) uint32 {
+	state := v*747796405 + 2891336453
+	word := ((state >> ((state >> 28) + 4)) ^ state) * 277803737
+	return (word >> 22) ^ word
 }

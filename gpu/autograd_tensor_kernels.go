@@ -19,6 +19,7 @@ var (
 	_ autograd.IndexKernels  = (*AutogradDevice)(nil)
 	_ autograd.ConvKernels   = (*AutogradDevice)(nil)
 	_ autograd.PoolKernels   = (*AutogradDevice)(nil)
+	_ autograd.RandomKernels = (*AutogradDevice)(nil)
 )
 
 // deviceOps records Ops into an AutogradDevice's work: a dispatcher whose
@@ -175,4 +176,9 @@ func (a *AutogradDevice) Conv2dWeightGrad(gw, x, gy *autograd.Tensor, g autograd
 // autograd.PoolKernels).
 func (a *AutogradDevice) MaxPool2d(out, idx, x *autograd.Tensor, g autograd.PoolGeometry) {
 	a.run(a.ops().MaxPool2d(a.buf(out), a.buf(idx), a.buf(x), g))
+}
+
+// DropoutMask sets out to Dropout's mask (see autograd.RandomKernels).
+func (a *AutogradDevice) DropoutMask(out *autograd.Tensor, seed uint64, threshold uint32, scale float64) {
+	a.run(a.ops().DropoutMask(a.buf(out), out.Len(), seed, threshold, float32(scale)))
 }

@@ -10,19 +10,20 @@ import (
 
 // uniformStructs maps each WGSL uniform struct to the Go struct mirroring it.
 var uniformStructs = map[string]any{
-	"CountParams":  countParams{},
-	"GateParams":   gateParams{},
-	"ClipParams":   clipParams{},
-	"AdamParams":   adamParams{},
-	"GridParams":   gridParams{},
-	"ConcatParams": concatParams{},
-	"CellParams":   cellParams{},
-	"EwParams":     ewParams{},
-	"AxisParams":   axisParams{},
-	"MatMulParams": matMulParams{},
-	"LayoutParams": layoutParams{},
-	"GatherParams": gatherParams{},
-	"PoolParams":   poolParams{},
+	"CountParams":   countParams{},
+	"GateParams":    gateParams{},
+	"ClipParams":    clipParams{},
+	"AdamParams":    adamParams{},
+	"GridParams":    gridParams{},
+	"ConcatParams":  concatParams{},
+	"CellParams":    cellParams{},
+	"EwParams":      ewParams{},
+	"AxisParams":    axisParams{},
+	"MatMulParams":  matMulParams{},
+	"LayoutParams":  layoutParams{},
+	"GatherParams":  gatherParams{},
+	"PoolParams":    poolParams{},
+	"DropoutParams": dropoutParams{},
 }
 
 var (

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"math/rand/v2"
 	"slices"
 
 	"github.com/dlca/dlca/autograd"
@@ -39,6 +40,10 @@ type TensorKernels interface {
 	// MaxPool returns the maxima of x's windows and their indices within
 	// their planes.
 	MaxPool(x []float32, shape []int, cfg autograd.Pool2dConfig) (out []float32, idx []int, err error)
+
+	// DropoutMask returns the mask autograd.Dropout multiplies n elements
+	// by, drawing its seed from rng.
+	DropoutMask(n int, p float64, rng *rand.Rand) ([]float32, error)
 }
 
 // MatMul is autograd.MatMul of the (transposed) operands, summed to
@@ -300,4 +305,24 @@ func (k GPU) MaxPool(x []float32, shape []int, cfg autograd.Pool2dConfig) ([]flo
 		idx[i] = int(v)
 	}
 	return out, idx, s.err
+}
+
+// DropoutMask is autograd.Dropout of ones.
+func (CPU) DropoutMask(n int, p float64, rng *rand.Rand) ([]float32, error) {
+	return autograd.Dropout(autograd.Ones(autograd.Float32, n), p, true, rng).Data32(), nil
+}
+
+// DropoutMask runs dropout_mask.wgsl with the seed autograd.Dropout draws.
+func (k GPU) DropoutMask(n int, p float64, rng *rand.Rand) ([]float32, error) {
+	s := k.start()
+	defer s.close()
+	mask := s.in("mask", nil, n)
+	scale := 0.0 // p = 1 keeps nothing
+	if p < 1 {
+		scale = 1 / (1 - p)
+	}
+	if s.err == nil {
+		s.record(s.p.Ops().DropoutMask(mask, n, rng.Uint64(), autograd.DropoutThreshold(p), float32(scale)))
+	}
+	return s.read(mask, n), s.err
 }

@@ -43,3 +43,10 @@ type poolParams struct {
 	DilH, DilW               uint32
 	_                        [3]uint32
 }
+
+// dropoutParams mirrors DropoutParams in dropout_mask.wgsl.
+type dropoutParams struct {
+	N, SeedLo, SeedHi, Threshold uint32
+	Scale                        float32
+	_                            [3]uint32
+}
