@@ -36,6 +36,9 @@ func (r deviceOps) DispatchGroups(shader string, workgroups int, params any, buf
 	return nil
 }
 
+// device returns the WebGPU device underneath.
+func (r deviceOps) device() *Device { return r.a.d }
+
 // Clear records zeroing b.
 func (r deviceOps) Clear(b *Buffer) {
 	a := r.a

@@ -50,9 +50,9 @@ func TestConv2d(t *testing.T) {
 			by, cols, dcols := s.in("y", nil, y.Len()), s.in("cols", nil, conv.ColsLen()), s.in("dcols", nil, conv.ColsLen())
 			bgx, bgw := s.in("gx", nil, len(xs)), s.in("gw", nil, len(ws))
 			if s.err == nil {
-				s.record(s.p.Ops().Conv2d(by, bx, bw, cols, conv))
-				s.record(s.p.Ops().Conv2dInputGrad(bgx, bgy, bw, dcols, conv))
-				s.record(s.p.Ops().Conv2dWeightGrad(bgw, bgy, cols, conv))
+				s.record(s.p.Conv2d(by, bx, bw, cols, conv))
+				s.record(s.p.Conv2dInputGrad(bgx, bgy, bw, dcols, conv))
+				s.record(s.p.Conv2dWeightGrad(bgw, bgy, cols, conv))
 			}
 			gotY, gotX, gotW := s.read(by, y.Len()), s.read(bgx, len(xs)), s.read(bgw, len(ws))
 			if s.err != nil {

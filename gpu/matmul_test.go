@@ -76,7 +76,7 @@ func TestMatMulBackward(t *testing.T) {
 			ba, bb, bg := sh.in("a", a, 0), sh.in("b", b, 0), sh.in("g", g, 0)
 			ga, gb := sh.in("ga", nil, len(a)), sh.in("gb", nil, len(b))
 			if sh.err == nil {
-				sh.record(sh.p.Ops().MatMulBackward(ga, gb, bg, ba, bb, s))
+				sh.record(sh.p.MatMulBackward(ga, gb, bg, ba, bb, s))
 			}
 			gotA, gotB := sh.read(ga, len(a)), sh.read(gb, len(b))
 			if sh.err != nil {

@@ -10,17 +10,16 @@ type dispatcher interface {
 	DispatchGroups(shader string, workgroups int, params any, bufs ...*Buffer) error
 	// Clear records zeroing b.
 	Clear(b *Buffer)
+	// device returns the device the dispatches run on.
+	device() *Device
 }
 
-// Ops records the tensor kernels (matrix products, shape and index ops,
-// convolutions) on device buffers: the GPU side of autograd's general ops.
-// Get them from a Program (Program.Ops) to run them as one submission, as
-// the tests and benchmarks do; an AutogradDevice records them into its own
-// work.
+// Ops records kernels on device buffers: the tensor kernels (matrix
+// products, shape and index ops, convolutions, pooling, dropout), the GPU
+// side of autograd's general ops, and a gate layer's. A Program embeds
+// them, to run them as one submission, as the engine, the tests and the
+// benchmarks do; an AutogradDevice records them into its own work.
 type Ops struct{ r dispatcher }
-
-// Ops returns the tensor kernels recorded into p.
-func (p *Program) Ops() Ops { return Ops{p} }
 
 // dispatch records shader over threads invocations, in workgroups of
 // workgroupSize.

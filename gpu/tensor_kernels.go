@@ -83,7 +83,7 @@ func (k GPU) MatMul(a, b []float32, s MatMulSpec) ([]float32, error) {
 	defer sh.close()
 	ba, bb, bc := sh.in("a", a, 0), sh.in("b", b, 0), sh.in("c", nil, n)
 	if sh.err == nil {
-		sh.record(sh.p.Ops().MatMul(bc, ba, bb, s))
+		sh.record(sh.p.MatMul(bc, ba, bb, s))
 	}
 	return sh.read(bc, n), sh.err
 }
@@ -146,7 +146,7 @@ func (k GPU) unary(x []float32, n int, rec func(o Ops, dst, x *Buffer) error) ([
 	defer s.close()
 	bx, bd := s.in("x", x, 0), s.in("dst", nil, n)
 	if s.err == nil {
-		s.record(rec(s.p.Ops(), bd, bx))
+		s.record(rec(s.p.Ops, bd, bx))
 	}
 	return s.read(bd, n), s.err
 }
@@ -189,7 +189,7 @@ func (k GPU) joined(xs [][]float32, rec func(o Ops, dst *Buffer, xs []*Buffer) e
 	}
 	dst := s.in("dst", nil, n)
 	if s.err == nil {
-		s.record(rec(s.p.Ops(), dst, bs))
+		s.record(rec(s.p.Ops, dst, bs))
 	}
 	return s.read(dst, n), s.err
 }
@@ -260,7 +260,7 @@ func (k GPU) Gather(x []float32, shape []int, axis int, index, indexShape []int)
 	ix := s.index(autograd.GatherOffsets(shape, axis, index, indexShape), len(x))
 	bx, bd := s.in("x", x, 0), s.in("dst", nil, len(index))
 	if s.err == nil {
-		s.record(s.p.Ops().Gather(bd, bx, ix, 0))
+		s.record(s.p.Gather(bd, bx, ix, 0))
 	}
 	return s.read(bd, len(index)), s.err
 }
@@ -272,7 +272,7 @@ func (k GPU) ScatterAdd(t []float32, shape []int, axis int, index, indexShape []
 	ix := s.index(autograd.GatherOffsets(shape, axis, index, indexShape), len(t))
 	bt, bs := s.in("t", t, 0), s.in("src", src, 0)
 	if s.err == nil {
-		s.record(s.p.Ops().ScatterAdd(bt, bs, ix, true))
+		s.record(s.p.ScatterAdd(bt, bs, ix, true))
 	}
 	return s.read(bt, len(t)), s.err
 }
@@ -297,7 +297,7 @@ func (k GPU) MaxPool(x []float32, shape []int, cfg autograd.Pool2dConfig) ([]flo
 	defer s.close()
 	bx, bo, bi := s.in("x", x, 0), s.in("out", nil, n), s.in("idx", nil, n)
 	if s.err == nil {
-		s.record(s.p.Ops().MaxPool2d(bo, bi, bx, g))
+		s.record(s.p.MaxPool2d(bo, bi, bx, g))
 	}
 	out, at := s.read(bo, n), s.read(bi, n)
 	idx := make([]int, len(at))
@@ -322,7 +322,7 @@ func (k GPU) DropoutMask(n int, p float64, rng *rand.Rand) ([]float32, error) {
 		scale = 1 / (1 - p)
 	}
 	if s.err == nil {
-		s.record(s.p.Ops().DropoutMask(mask, n, rng.Uint64(), autograd.DropoutThreshold(p), float32(scale)))
+		s.record(s.p.DropoutMask(mask, n, rng.Uint64(), autograd.DropoutThreshold(p), float32(scale)))
 	}
 	return s.read(mask, n), s.err
 }
