@@ -160,7 +160,7 @@ func conv2dGeom(xShape, wShape []int, cfg Conv2dConfig) convGeom {
 
 // convOp is the convolution of geometry g, plus bias (nil for none).
 func convOp(g convGeom, x, w, bias *Tensor) *Tensor {
-	out := emptyOn(deviceOf("Conv2d", x, w, bias), x.dtype, []int{g.n, g.o, g.oh, g.ow})
+	out := Empty(deviceOf("Conv2d", x, w, bias), x.dtype, g.n, g.o, g.oh, g.ow)
 	switch {
 	case out.dev != nil:
 		kernelsOf[ConvKernels]("Conv2d", out.dev, "ConvKernels").Conv2d(out, x, w, g.export())
@@ -194,7 +194,7 @@ func convOp(g convGeom, x, w, bias *Tensor) *Tensor {
 // linear in gy and in w, and its gradients are convOp (for gy) and
 // convWeightGrad (for w).
 func convInputGrad(g convGeom, gy, w *Tensor) *Tensor {
-	gx := emptyOn(deviceOf("Conv2d", gy, w), gy.dtype, []int{g.n, g.c, g.h, g.w})
+	gx := Empty(deviceOf("Conv2d", gy, w), gy.dtype, g.n, g.c, g.h, g.w)
 	switch {
 	case gx.dev != nil:
 		kernelsOf[ConvKernels]("Conv2d", gx.dev, "ConvKernels").Conv2dInputGrad(gx, gy, w, g.export())
@@ -219,7 +219,7 @@ func convInputGrad(g convGeom, gy, w *Tensor) *Tensor {
 // input x and output gradient gy: the correlation of x with gy. Its
 // gradients are convInputGrad (for x) and convOp (for gy).
 func convWeightGrad(g convGeom, x, gy *Tensor) *Tensor {
-	gw := emptyOn(deviceOf("Conv2d", x, gy), x.dtype, []int{g.o, g.cg(), g.kh, g.kw})
+	gw := Empty(deviceOf("Conv2d", x, gy), x.dtype, g.o, g.cg(), g.kh, g.kw)
 	switch {
 	case gw.dev != nil:
 		kernelsOf[ConvKernels]("Conv2d", gw.dev, "ConvKernels").Conv2dWeightGrad(gw, x, gy, g.export())

@@ -57,10 +57,11 @@ func kernelsOf[K any](op string, dev Device, set string) K {
 	return k
 }
 
-// emptyOn returns a tensor of the given dtype and shape for an op to fill:
-// zeros on the CPU (dev nil), undefined contents on a device.
-func emptyOn(dev Device, dtype DType, shape []int) *Tensor {
-	if dev == nil {
+// Empty returns a tensor of the given dtype and shape on dev for a kernel
+// to write: zeros on the CPU (or a nil dev), undefined contents on another
+// device. A CustomOp that runs on a device allocates its result with it.
+func Empty(dev Device, dtype DType, shape ...int) *Tensor {
+	if dev == nil || dev == CPU {
 		return Zeros(dtype, shape...)
 	}
 	return newOn(dev, dtype, shape)

@@ -13,7 +13,7 @@ func IndexSelect(t *Tensor, axis int, idx []int) *Tensor {
 	checkIndices("IndexSelect", idx, n, t.shape)
 	shape := cloneInts(t.shape)
 	shape[a] = len(idx)
-	out := emptyOn(t.dev, t.dtype, shape)
+	out := Empty(t.dev, t.dtype, shape...)
 	switch {
 	case t.dev != nil:
 		kernelsOf[IndexKernels]("IndexSelect", t.dev, "IndexKernels").Gather(out, t, selectOffsets(t.shape, a, idx))
@@ -99,7 +99,7 @@ func Gather(t *Tensor, axis int, index []int) *Tensor {
 func GatherShaped(t *Tensor, axis int, index, indexShape []int) *Tensor {
 	a := normAxis("Gather", axis, t.Dim())
 	offs := indexOffsets("Gather", t.shape, a, index, indexShape)
-	out := emptyOn(t.dev, t.dtype, indexShape)
+	out := Empty(t.dev, t.dtype, indexShape...)
 	switch {
 	case t.dev != nil:
 		kernelsOf[IndexKernels]("Gather", t.dev, "IndexKernels").Gather(out, t, offs)

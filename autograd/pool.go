@@ -112,7 +112,7 @@ func MaxPool2d(x *Tensor, kernel, stride, padding int) *Tensor {
 // panics, naming the shape, when the options do not fit the input.
 func MaxPool2dWith(x *Tensor, cfg Pool2dConfig) (*Tensor, []int) {
 	g := poolGeometry("MaxPool2dWith", x, cfg)
-	out := emptyOn(x.dev, x.dtype, []int{x.shape[0], x.shape[1], g.oh, g.ow})
+	out := Empty(x.dev, x.dtype, x.shape[0], x.shape[1], g.oh, g.ow)
 	idx := make([]int, out.Len())
 	switch {
 	case x.dev != nil:
@@ -283,7 +283,7 @@ func Dropout(x *Tensor, p float64, train bool, rng *rand.Rand) *Tensor {
 	if p < 1 {
 		scale = 1 / (1 - p)
 	}
-	mask := emptyOn(x.dev, x.dtype, x.shape)
+	mask := Empty(x.dev, x.dtype, x.shape...)
 	if x.dev != nil {
 		kernelsOf[RandomKernels]("Dropout", x.dev, "RandomKernels").DropoutMask(mask, seed, threshold, scale)
 	} else {
