@@ -40,14 +40,21 @@ func (t *Tensor) BackwardRetain(grad *Tensor) error {
 // torch.Tensor.backward: a seed of any shape, a retained graph, a recorded
 // (differentiable) backward pass. Gradients add into the Grad of every leaf
 // that requires one and of every tensor marked with RetainGrad; with
-// CreateGraph those gradients are themselves recorded.
+// CreateGraph those gradients are themselves recorded. On a device other
+// than the CPU the pass is recorded there, and the device's error, if it
+// has failed, is returned (see Device).
 func (t *Tensor) BackwardWithOptions(o BackwardOptions) error {
 	seed, err := seedOf("Backward", t, o.Grad)
 	if err != nil {
 		return err
 	}
-	_, err = runBackward(t, seed, nil, o)
-	return err
+	if _, err = runBackward(t, seed, nil, o); err != nil {
+		return err
+	}
+	if t.dev != nil {
+		return t.dev.Err()
+	}
+	return nil
 }
 
 // Grad returns the gradients of out with respect to each of inputs, as
@@ -230,7 +237,12 @@ func (p *pass) accumulate(x, g *Tensor) {
 		panic(fmt.Sprintf("autograd: backward produced a gradient of shape %v for an input of shape %v", g.shape, x.shape))
 	}
 	if g.dev != x.dev {
-		panic(fmt.Sprintf("autograd: backward produced a gradient on %v for an input on %v", g.Device(), x.Device()))
+		if x.dev != nil || len(x.shape) != 0 {
+			panic(fmt.Sprintf("autograd: backward produced a gradient on %v for an input on %v", g.Device(), x.Device()))
+		}
+		// A 0-D CPU tensor used as a constant in an op on a device (see
+		// deviceOf) gets its gradient back on the CPU.
+		g = mustTo(g, CPU)
 	}
 	switch j, stop := p.stops[x]; {
 	case x.node != nil:

@@ -132,6 +132,30 @@ func (t *Tensor) To(dev Device) (*Tensor, error) {
 	}), nil
 }
 
+// MoveTo moves a leaf tensor, and its gradient if it has one, to dev in
+// place: the *Tensor stays the same, so the modules and optimisers that hold
+// it find it on dev (PyTorch's module.to(device), for one parameter).
+// Moving a model is moving each of its parameters; nn.To does it. It returns
+// the device's error and leaves t where it was when the move fails. MoveTo
+// panics on an op result, which belongs to its graph (copy it with To).
+func (t *Tensor) MoveTo(dev Device) error {
+	if t.node != nil {
+		panic(fmt.Sprintf("autograd: MoveTo of an op result (shape %v); use To, or Detach first", t.shape))
+	}
+	m, err := t.Detach().To(dev)
+	if err != nil {
+		return err
+	}
+	var g *Tensor
+	if t.grad != nil {
+		if g, err = t.grad.Detach().To(dev); err != nil {
+			return err
+		}
+	}
+	t.f32, t.f64, t.dev, t.store, t.grad = m.f32, m.f64, m.dev, m.store, g
+	return nil
+}
+
 // mustTo is To for the gradient rule of To, which has no error result: a
 // device failure panics there with the device's error.
 func mustTo(t *Tensor, dev Device) *Tensor {
@@ -172,15 +196,13 @@ func deviceOf(op string, ts ...*Tensor) Device {
 }
 
 // onDevice returns t on dev, where deviceOf allowed it: t itself, or a 0-D
-// CPU tensor moved there (recorded when it requires a gradient).
+// CPU tensor's value as a constant there. The op records t itself, so a
+// gradient for t comes back to the CPU in the backward pass.
 func onDevice(dev Device, t *Tensor) *Tensor {
 	if t == nil || t.dev == dev {
 		return t
 	}
-	if !t.requiresGrad {
-		return markNoGrad(fullOn(dev, t.dtype, t.At(0), nil), t)
-	}
-	return mustTo(t, dev)
+	return fullOn(dev, t.dtype, t.At(0), nil)
 }
 
 // newOn returns a tensor of the given dtype and shape on dev, with undefined

@@ -45,6 +45,11 @@ type ReduceKernels interface {
 	// a Sum over one gives 0). Sums add in order of the index along axis,
 	// as the CPU does.
 	Reduce(op string, out, in *Tensor, axis int)
+	// ArgReduce sets out (in's shape with axis of length 1) to the index
+	// along axis of the largest ("ArgMax") or smallest ("ArgMin") element
+	// of each slice, as a float32 value: the first on ties, the first NaN
+	// where the slice holds one. The axis is never empty.
+	ArgReduce(op string, out, in *Tensor, axis int)
 	// Softmax sets out (in's shape) to the softmax of in along axis, or to
 	// its log-softmax when log is true, shifted by the maximum as on the
 	// CPU (an infinite maximum shifts by 0).

@@ -184,10 +184,12 @@ func ArgMin(t *Tensor, axis int) []int { return argExtreme("ArgMin", t, axis, -1
 
 func argExtreme(op string, t *Tensor, axis int, sign float64) []int {
 	a := normAxis(op, axis, t.Dim())
-	requireCPU(op, t)
 	outer, n, inner := splitAxis(t.shape, a)
 	if n == 0 {
 		panic(fmt.Sprintf("autograd: %s over the empty axis %d of shape %v", op, axis, t.shape))
+	}
+	if t.dev != nil {
+		return argExtremeOn(op, t, a)
 	}
 	res := make([]int, outer*inner)
 	for o := 0; o < outer; o++ {
@@ -200,6 +202,23 @@ func argExtreme(op string, t *Tensor, axis int, sign float64) []int {
 			}
 			res[o*inner+i] = best
 		}
+	}
+	return res
+}
+
+// argExtremeOn is argExtreme on t's device: the kernel writes the indices,
+// which are read back (they are host ints). A device error panics with the
+// device's message, as ArgMax has no error result.
+func argExtremeOn(op string, t *Tensor, a int) []int {
+	out := newOn(t.dev, t.dtype, keptShape(t.shape, []int{a}))
+	reduceOf(op, t.dev).ArgReduce(op, out, t, a)
+	c, err := out.To(CPU)
+	if err != nil {
+		panic(fmt.Sprintf("autograd: %s of a tensor of shape %v on %v: %v", op, t.shape, t.dev, err))
+	}
+	res := make([]int, c.Len())
+	for i := range res {
+		res[i] = int(c.At(i))
 	}
 	return res
 }

@@ -226,9 +226,8 @@ func Where(mask, a, b *Tensor) *Tensor {
 // whereOn is Where on dev. Its gradients are Wheres of the same mask.
 func whereOn(dev Device, shape []int, mask, a, b *Tensor) *Tensor {
 	m := onDevice(dev, mask.Detach())
-	a, b = onDevice(dev, a), onDevice(dev, b) // a CPU scalar's gradient flows back through To
 	out := newOn(dev, a.dtype, shape)
-	elementwiseOf("Where", dev).Where(out, m, a, b)
+	elementwiseOf("Where", dev).Where(out, m, onDevice(dev, a), onDevice(dev, b))
 	return Record("Where", out, []*Tensor{mask, a, b}, func(g *Tensor) []*Tensor {
 		zero := ZerosLike(g)
 		return []*Tensor{nil, sumTo(Where(m, g, zero), a.shape), sumTo(Where(m, zero, g), b.shape)}

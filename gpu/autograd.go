@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -32,11 +31,12 @@ import (
 // Ops record their dispatches into one command encoder, which is submitted
 // when a value is read back (Tensor.To(autograd.CPU)), at Sync (an
 // optimiser's step ends with it) and every maxPending dispatches. Storage
-// comes from a pool of buffers by size: a tensor's buffer returns to the
-// pool once the garbage collector finds the tensor unreachable (and the
-// work recorded before that has been submitted), so a training loop of
-// fixed shapes stops allocating device memory after its first steps
-// (Reserved stays flat).
+// comes from a pool of buffers by size (see pool): a tensor's buffer
+// returns to it once the garbage collector has found the tensor
+// unreachable, so a training loop of fixed shapes stops allocating device
+// memory once its pool holds a step's worth and a few MiB (Reserved stays
+// flat). Go's collector knows nothing of device memory, so the pool runs it
+// itself when it runs out of buffers and enough may be garbage (see take).
 //
 // An AutogradDevice, like the tensors on it, is for one goroutine at a time.
 type AutogradDevice struct {
@@ -44,19 +44,8 @@ type AutogradDevice struct {
 	own bool // opened by OpenAutograd: Close closes d too
 	err error
 
-	rec recorder
-
-	mu       sync.Mutex // guards pool, which cleanups reach from their own goroutine
-	pool     map[uint64][]*wgpu.Buffer
-	retired  []pooled // freed since the last submission: still read by recorded work
-	reserved uint64   // bytes of every buffer the pool made
-	inUse    uint64   // bytes held by live storage
-}
-
-// pooled is a buffer on its way back to the pool.
-type pooled struct {
-	buf  *wgpu.Buffer
-	size uint64
+	rec  recorder
+	pool pool
 }
 
 // ErrFloat64 is the error of an AutogradDevice asked to hold a float64
@@ -82,7 +71,7 @@ func OpenAutograd() (*AutogradDevice, error) {
 // Autograd returns an autograd device on d, sharing its pipelines with the
 // cellular automaton's kernels. Close it before closing d.
 func (d *Device) Autograd() *AutogradDevice {
-	return &AutogradDevice{d: d, pool: map[uint64][]*wgpu.Buffer{}}
+	return &AutogradDevice{d: d, pool: pool{free: map[uint64][]*wgpu.Buffer{}}}
 }
 
 // String names the adapter, for messages: "gpu (llvmpipe ..., cpu adapter, vulkan backend)".
@@ -118,17 +107,7 @@ func (a *AutogradDevice) Close() {
 	}
 	a.submit()
 	a.rec.release()
-	a.mu.Lock()
-	for _, bufs := range a.pool {
-		for _, b := range bufs {
-			b.Release()
-		}
-	}
-	for _, p := range a.retired {
-		p.buf.Release()
-	}
-	a.pool, a.retired = nil, nil
-	a.mu.Unlock()
+	a.pool.release()
 	a.err = ErrClosed
 	if a.own {
 		a.d.Close()
@@ -136,18 +115,14 @@ func (a *AutogradDevice) Close() {
 }
 
 // Reserved returns the bytes of device memory the pool has allocated, in use
-// or free; InUse those held by live tensors.
-func (a *AutogradDevice) Reserved() uint64 {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.reserved
-}
+// or free.
+func (a *AutogradDevice) Reserved() uint64 { return a.pool.reserved }
 
-// InUse returns the bytes of device memory held by live tensors.
+// InUse returns the bytes of device memory held by tensors that the garbage
+// collector has not found dead.
 func (a *AutogradDevice) InUse() uint64 {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.inUse
+	a.pool.reclaim(0)
+	return a.pool.inUse
 }
 
 // storage is a tensor's buffer on an AutogradDevice; buf is nil when the
@@ -186,53 +161,8 @@ func (a *AutogradDevice) Alloc(dtype autograd.DType, n int) autograd.Storage {
 		return s
 	}
 	s.buf = buf
-	runtime.AddCleanup(s, a.release, pooled{buf, size})
+	a.pool.lend(s, size)
 	return s
-}
-
-// take returns a free buffer of size bytes, making one when the pool has
-// none.
-func (a *AutogradDevice) take(size uint64) (*wgpu.Buffer, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.inUse += size
-	if free := a.pool[size]; len(free) > 0 {
-		b := free[len(free)-1]
-		a.pool[size] = free[:len(free)-1]
-		return b, nil
-	}
-	b, err := a.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: "autograd tensor", Size: size, Usage: storageUsage})
-	if err != nil {
-		a.inUse -= size
-		return nil, fmt.Errorf("gpu: allocating a tensor of %d bytes: %v", size, err)
-	}
-	a.reserved += size
-	return b, nil
-}
-
-// release returns a dead tensor's buffer towards the pool: work recorded
-// before may still read it, so it waits in retired for the next submission.
-// The garbage collector's cleanup goroutine calls it.
-func (a *AutogradDevice) release(p pooled) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.pool == nil { // closed
-		p.buf.Release()
-		return
-	}
-	a.inUse -= p.size
-	a.retired = append(a.retired, p)
-}
-
-// recycle moves the retired buffers into the pool: called once the work
-// that read them is submitted, so that any later use is ordered after it.
-func (a *AutogradDevice) recycle() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for _, p := range a.retired {
-		a.pool[p.size] = append(a.pool[p.size], p.buf)
-	}
-	a.retired = a.retired[:0]
 }
 
 // buffer returns the buffer of t, which must live on a, or nil (and keeps

@@ -51,6 +51,7 @@ var (
 		"MaximumShare", "MinimumShare", "ExtremeMask",
 	}
 	reduceCodes = []string{"Sum", "Max", "Min"}
+	argCodes    = []string{"ArgMax", "ArgMin"}
 )
 
 // code returns op's index in codes; an op autograd names that the kernel
@@ -114,6 +115,14 @@ func (a *AutogradDevice) Reduce(op string, out, in *autograd.Tensor, axis int) {
 	p := alongAxis(in.Shape(), axis)
 	p.Op = code("reduce.wgsl", reduceCodes, op)
 	a.dispatch("autograd/reduce.wgsl", out.Len(), p, a.buffer(out), a.buffer(in))
+}
+
+// ArgReduce sets out to the index of each slice's extreme along axis (see
+// autograd.ReduceKernels).
+func (a *AutogradDevice) ArgReduce(op string, out, in *autograd.Tensor, axis int) {
+	p := alongAxis(in.Shape(), axis)
+	p.Op = code("argreduce.wgsl", argCodes, op)
+	a.dispatch("autograd/argreduce.wgsl", out.Len(), p, a.buffer(out), a.buffer(in))
 }
 
 // Softmax sets out to the (log-)softmax of in along axis.

@@ -2,6 +2,9 @@ package gpu
 
 import (
 	"fmt"
+	"maps"
+	"math"
+	"slices"
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
@@ -175,4 +178,68 @@ func TestSoftmaxParity(t *testing.T) {
 			})
 		}
 	}
+}
+
+func TestArgReduceParity(t *testing.T) {
+	a := testAutograd(t)
+	x := randTensor(5, -2, 2, 4, 65, 3)
+	for i := range x.Data32() {
+		switch {
+		case i%7 == 0:
+			x.Data32()[i] = 1.9 // ties: the first wins
+		case i == 200:
+			x.Data32()[i] = float32(math.NaN()) // a NaN wins its slice
+		}
+	}
+	d, err := x.To(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		f    func(*autograd.Tensor, int) []int
+	}{{"ArgMax", autograd.ArgMax}, {"ArgMin", autograd.ArgMin}} {
+		for axis := range 3 {
+			want, got := c.f(x, axis), c.f(d, axis)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s along %d: GPU %v, CPU %v", c.name, axis, got, want)
+			}
+		}
+	}
+}
+
+// TestSpecialValuesParity checks the ops whose results at 0, ±Inf and NaN
+// the CPU defines (docs/autograd.md, Special values) on the GPU: the same
+// infinities and NaNs, in the outputs and the gradients.
+func TestSpecialValuesParity(t *testing.T) {
+	testAutograd(t)
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	x := autograd.New([]float32{0, float32(math.Copysign(0, -1)), 1, -1, inf, -inf, nan, 100, -100, 2}, 10)
+	y := autograd.New([]float32{0, 1, 1, nan, inf, 3, 2, -inf, -100, 2}, 10)
+	unary := map[string]func(*autograd.Tensor) *autograd.Tensor{
+		"Log": autograd.Log, "Sqrt": autograd.Sqrt, "Relu": autograd.Relu, "Abs": autograd.Abs,
+		"Exp": autograd.Exp, "Sigmoid": autograd.Sigmoid, "Tanh": autograd.Tanh, "Sign": autograd.Sign,
+		"Softplus": autograd.Softplus, "Gelu": autograd.Gelu, "Silu": autograd.Silu,
+		"Clamp":   func(t *autograd.Tensor) *autograd.Tensor { return autograd.Clamp(t, -1, 1) },
+		"Max":     func(t *autograd.Tensor) *autograd.Tensor { return autograd.Max(t, false) },
+		"PowZero": func(t *autograd.Tensor) *autograd.Tensor { return autograd.PowScalar(t, 0) },
+		"Div":     func(t *autograd.Tensor) *autograd.Tensor { return autograd.Div(autograd.Scalar(1), t) },
+	}
+	for _, name := range slices.Sorted(maps.Keys(unary)) {
+		t.Run(name, func(t *testing.T) {
+			checkParity(t, tolElementwise, func(xs ...*autograd.Tensor) *autograd.Tensor { return unary[name](xs[0]) }, x)
+		})
+	}
+	t.Run("Maximum", func(t *testing.T) {
+		checkParity(t, tolElementwise, func(xs ...*autograd.Tensor) *autograd.Tensor { return autograd.Maximum(xs[0], xs[1]) }, x, y)
+	})
+	t.Run("Softmax", func(t *testing.T) {
+		logits := autograd.New([]float32{-inf, -inf, 0, 1, -inf, inf, 2, 3}, 4, 2)
+		checkParity(t, tolElementwise, func(xs ...*autograd.Tensor) *autograd.Tensor { return autograd.Softmax(xs[0], 1) }, logits)
+		checkParity(t, tolElementwise, func(xs ...*autograd.Tensor) *autograd.Tensor { return autograd.LogSoftmax(xs[0], 1) }, logits)
+	})
+	t.Run("Std", func(t *testing.T) {
+		zeros := autograd.New([]float32{2, 2, 2}, 3)
+		checkParity(t, tolElementwise, func(xs ...*autograd.Tensor) *autograd.Tensor { return autograd.Std(xs[0], 0, false) }, zeros)
+	})
 }

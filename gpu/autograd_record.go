@@ -141,9 +141,7 @@ func (a *AutogradDevice) submit() {
 	r.uniforms = append(r.uniforms, r.used...)
 	r.used = r.used[:0]
 	r.pending = 0
-	if a.pool != nil {
-		a.recycle()
-	}
+	a.pool.recycle()
 }
 
 // release frees the recorder's uniforms (after a final submit).

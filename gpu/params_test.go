@@ -10,20 +10,22 @@ import (
 
 // uniformStructs maps each WGSL uniform struct to the Go struct mirroring it.
 var uniformStructs = map[string]any{
-	"CountParams":   countParams{},
-	"GateParams":    gateParams{},
-	"ClipParams":    clipParams{},
-	"AdamParams":    adamParams{},
-	"GridParams":    gridParams{},
-	"ConcatParams":  concatParams{},
-	"CellParams":    cellParams{},
-	"EwParams":      ewParams{},
-	"AxisParams":    axisParams{},
-	"MatMulParams":  matMulParams{},
-	"LayoutParams":  layoutParams{},
-	"GatherParams":  gatherParams{},
-	"PoolParams":    poolParams{},
-	"DropoutParams": dropoutParams{},
+	"CountParams":      countParams{},
+	"GateParams":       gateParams{},
+	"ClipParams":       clipParams{},
+	"AdamParams":       adamParams{},
+	"GridParams":       gridParams{},
+	"ConcatParams":     concatParams{},
+	"CellParams":       cellParams{},
+	"EwParams":         ewParams{},
+	"AxisParams":       axisParams{},
+	"SGDParams":        sgdParams{},
+	"AdamUpdateParams": adamUpdateParams{},
+	"MatMulParams":     matMulParams{},
+	"LayoutParams":     layoutParams{},
+	"GatherParams":     gatherParams{},
+	"PoolParams":       poolParams{},
+	"DropoutParams":    dropoutParams{},
 }
 
 var (

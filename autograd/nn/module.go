@@ -33,6 +33,26 @@ type Buffered interface {
 	Buffers() []*autograd.Tensor
 }
 
+// To moves m's parameters and buffers to dev in place, as PyTorch's
+// module.to(device): the tensors stay the same (MoveTo), so an optimiser
+// built on m's parameters keeps updating them. An optimiser that already
+// holds state (moments, momentum) keeps it where it was: move it with its
+// State and LoadState, which puts each buffer on its parameter's device:
+//
+//	s := opt.State()
+//	if err := nn.To(model, dev); err != nil { ... }
+//	if err := opt.LoadState(s); err != nil { ... }
+//
+// It returns the first device error.
+func To(m Module, dev autograd.Device) error {
+	for _, t := range append(m.Parameters(), Buffers(m)...) {
+		if err := t.MoveTo(dev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Buffers lists m's buffers (for containers, every layer's, in layer order),
 // or nil when it has none. Like Parameters, the order is fixed, so buffers
 // saved from one model instance load into another built the same way.
