@@ -138,6 +138,18 @@ func (p *Program) DispatchGroups(shader string, workgroups int, params any, bufs
 	return nil
 }
 
+// Dispatches returns the number of kernel dispatches recorded, for
+// benchmarks (dlca-bench's per-op rows).
+func (p *Program) Dispatches() int {
+	n := 0
+	for _, c := range p.cmds {
+		if c.clear == nil {
+			n++
+		}
+	}
+	return n
+}
+
 // Clear records zeroing b.
 func (p *Program) Clear(b *Buffer) { p.cmds = append(p.cmds, command{clear: b}) }
 
