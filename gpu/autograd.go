@@ -80,10 +80,22 @@ func (a *AutogradDevice) String() string { return "gpu (" + describe(a.d.Info) +
 // Device returns the WebGPU device underneath.
 func (a *AutogradDevice) Device() *Device { return a.d }
 
-// Err returns the device's first error: ErrClosed after Close, an allocation
-// the device could not make, a lost device. Every later op is skipped and
-// every read back returns it.
-func (a *AutogradDevice) Err() error { return a.err }
+// Err returns the device's first error: ErrClosed after Close (or after the
+// Device under it was closed), an allocation the device could not make, a
+// lost device. Every later op is skipped and every read back returns it.
+func (a *AutogradDevice) Err() error {
+	a.failed()
+	return a.err
+}
+
+// failed reports whether the device has failed, noticing a Device closed
+// under it.
+func (a *AutogradDevice) failed() bool {
+	if a.err == nil && a.d.dev == nil {
+		a.fail(ErrClosed)
+	}
+	return a.err != nil
+}
 
 // fail keeps err as the device's error unless it already has one.
 func (a *AutogradDevice) fail(err error) {
@@ -95,7 +107,7 @@ func (a *AutogradDevice) fail(err error) {
 // Sync submits the recorded work (it does not wait for it) and returns Err.
 func (a *AutogradDevice) Sync() error {
 	a.submit()
-	return a.err
+	return a.Err()
 }
 
 // Close releases the pool and, for a device from OpenAutograd, the WebGPU
@@ -142,7 +154,7 @@ const storageAlign = 256
 // contents (see autograd.Device).
 func (a *AutogradDevice) Alloc(dtype autograd.DType, n int) autograd.Storage {
 	s := &storage{n: n}
-	if a.err != nil {
+	if a.failed() {
 		return s
 	}
 	if dtype != autograd.Float32 {
@@ -194,7 +206,7 @@ func (a *AutogradDevice) Upload(src *autograd.Tensor) autograd.Storage {
 // after submitting the recorded work and waiting for it.
 func (a *AutogradDevice) Download(dst *autograd.Tensor, src autograd.Storage) error {
 	a.submit()
-	if a.err != nil {
+	if a.failed() {
 		return a.err
 	}
 	s := src.(*storage)

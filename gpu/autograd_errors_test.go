@@ -116,3 +116,29 @@ func TestAutogradCPUScalarGetsItsGradient(t *testing.T) {
 		t.Errorf("gradient of the CPU scalar: %v, want 6 on the CPU", g)
 	}
 }
+
+// TestAutogradDeviceClosedUnderneath closes the Device under an autograd
+// device that shares it: the autograd device reports ErrClosed instead of
+// touching released objects.
+func TestAutogradDeviceClosedUnderneath(t *testing.T) {
+	testDevice(t) // skips without an adapter
+	d, err := Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := d.Autograd()
+	x, err := autograd.New([]float32{1, 2, 3}, 3).To(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := autograd.Exp(x) // recorded, not submitted
+	d.Close()
+	z := autograd.Add(y, x)
+	if _, err := z.To(autograd.CPU); !errors.Is(err, ErrClosed) {
+		t.Errorf("reading back after the Device was closed: %v, want ErrClosed", err)
+	}
+	if err := a.Sync(); !errors.Is(err, ErrClosed) {
+		t.Errorf("Sync after the Device was closed: %v, want ErrClosed", err)
+	}
+	a.Close()
+}

@@ -110,10 +110,19 @@ func (a *AutogradDevice) Where(out, mask, x, y *autograd.Tensor) {
 	}
 }
 
+// wideReduceMin is the shortest axis that reduce_wide.wgsl reduces, with a
+// workgroup per output; shorter ones take reduce.wgsl's invocation per
+// output, which sums in the CPU's order.
+const wideReduceMin = 256
+
 // Reduce reduces in along axis into out (see autograd.ReduceKernels).
 func (a *AutogradDevice) Reduce(op string, out, in *autograd.Tensor, axis int) {
 	p := alongAxis(in.Shape(), axis)
 	p.Op = code("reduce.wgsl", reduceCodes, op)
+	if p.N >= wideReduceMin {
+		a.dispatch("autograd/reduce_wide.wgsl", out.Len()*workgroupSize, p, a.buffer(out), a.buffer(in))
+		return
+	}
 	a.dispatch("autograd/reduce.wgsl", out.Len(), p, a.buffer(out), a.buffer(in))
 }
 

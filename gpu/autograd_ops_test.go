@@ -142,6 +142,7 @@ func TestReduceParity(t *testing.T) {
 		{[]int{1000}, [][]int{nil, {0}}},
 		{[]int{3, 7, 5}, [][]int{nil, {1}, {0, 2}, {-1}}},
 		{[]int{65, 1}, [][]int{{0}, {1}}},
+		{[]int{3, 700, 2}, [][]int{{1}, {0, 1}}}, // long axes: a workgroup per output
 	}
 	for i, c := range reduceCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -242,4 +243,45 @@ func TestSpecialValuesParity(t *testing.T) {
 		zeros := autograd.New([]float32{2, 2, 2}, 3)
 		checkParity(t, tolElementwise, func(xs ...*autograd.Tensor) *autograd.Tensor { return autograd.Std(xs[0], 0, false) }, zeros)
 	})
+}
+
+// TestStridedParity checks the copies of Expand, Permute and Transpose, and
+// Reshape's view, with their gradients (sums back over broadcast axes).
+func TestStridedParity(t *testing.T) {
+	testAutograd(t)
+	cases := map[string]struct {
+		f func(*autograd.Tensor) *autograd.Tensor
+		x *autograd.Tensor
+	}{
+		"Expand":    {func(x *autograd.Tensor) *autograd.Tensor { return autograd.Expand(x, 4, 3, 65, 5) }, randTensor(1, -1, 1, 3, 1, 5)},
+		"Expand0D":  {func(x *autograd.Tensor) *autograd.Tensor { return autograd.Expand(x, 7, 2) }, randTensor(2, -1, 1)},
+		"Permute":   {func(x *autograd.Tensor) *autograd.Tensor { return autograd.Permute(x, 2, 0, 1) }, randTensor(3, -1, 1, 3, 7, 65)},
+		"Transpose": {func(x *autograd.Tensor) *autograd.Tensor { return autograd.Transpose(x, 0, 1) }, randTensor(4, -1, 1, 63, 7)},
+		"Reshape":   {func(x *autograd.Tensor) *autograd.Tensor { return autograd.Exp(autograd.Reshape(x, 5, -1)) }, randTensor(5, -1, 1, 3, 1, 5)},
+		"Empty": {func(x *autograd.Tensor) *autograd.Tensor {
+			return autograd.Permute(autograd.Expand(x, 2, 0, 3), 1, 2, 0)
+		}, randTensor(6, -1, 1, 0, 3)},
+	}
+	for _, name := range slices.Sorted(maps.Keys(cases)) {
+		c := cases[name]
+		t.Run(name, func(t *testing.T) {
+			checkParity(t, tolElementwise, func(xs ...*autograd.Tensor) *autograd.Tensor { return c.f(xs[0]) }, c.x)
+		})
+	}
+}
+
+// TestSecondOrderParity differentiates a gradient computed with CreateGraph
+// on both devices: backward rules are ops, so they run, and differentiate,
+// on the GPU too.
+func TestSecondOrderParity(t *testing.T) {
+	testAutograd(t)
+	f := func(xs ...*autograd.Tensor) *autograd.Tensor {
+		y := autograd.Sum(autograd.Mul(autograd.Tanh(xs[0]), autograd.Softmax(xs[1], -1)), false)
+		g, err := autograd.Grad(y, xs, autograd.BackwardOptions{CreateGraph: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return autograd.Add(autograd.Square(g[0]), g[1])
+	}
+	checkParity(t, tolReduce, f, randTensor(1, -2, 2, 3, 7), randTensor(2, -2, 2, 7))
 }

@@ -236,6 +236,7 @@ func TestOpCodesMirrorWGSL(t *testing.T) {
 		{"unary.wgsl", unaryCodes, slices.Sorted(maps.Keys(autograd.UnaryOps))},
 		{"binary.wgsl", binaryCodes, autograd.BinaryOps},
 		{"reduce.wgsl", reduceCodes, []string{"Sum", "Max", "Min"}},
+		{"reduce_wide.wgsl", reduceCodes, []string{"Sum", "Max", "Min"}},
 		{"argreduce.wgsl", argCodes, []string{"ArgMax", "ArgMin"}},
 	} {
 		src, err := shaders.ReadFile("shaders/autograd/" + c.shader)

@@ -33,7 +33,7 @@ const uniformSize = 256
 // records nothing once the device has failed, or when a buffer is nil (a
 // failed allocation, whose error the device holds).
 func (a *AutogradDevice) dispatch(shader string, threads int, params any, bufs ...*wgpu.Buffer) {
-	if a.err != nil || threads == 0 {
+	if a.failed() || threads == 0 {
 		return
 	}
 	for _, b := range bufs {
@@ -123,6 +123,13 @@ func (a *AutogradDevice) uniform(shader string, params any) (*wgpu.Buffer, error
 // the buffers of tensors freed before it.
 func (a *AutogradDevice) submit() {
 	r := &a.rec
+	if a.failed() && a.d.dev == nil {
+		// The Device was closed under us: its objects are gone, so the
+		// recorded work is dropped, not released.
+		*r = recorder{}
+		a.pool = pool{free: map[uint64][]*wgpu.Buffer{}}
+		return
+	}
 	if r.enc != nil {
 		cmd, err := r.enc.Finish(nil)
 		r.enc.Release()

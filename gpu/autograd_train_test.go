@@ -13,7 +13,7 @@ import (
 // sums, so that it runs on every op family this device has.
 type mlp struct{ w1, b1, w2, b2 *autograd.Tensor }
 
-func newMLP(t *testing.T, dev autograd.Device, in, hidden, out int) *mlp {
+func newMLP(t testing.TB, dev autograd.Device, in, hidden, out int) *mlp {
 	t.Helper()
 	param := func(seed uint64, shape ...int) *autograd.Tensor {
 		p, err := randTensor(seed, -0.5, 0.5, shape...).To(dev)

@@ -1,7 +1,8 @@
 // Package gpu runs DiffLogic CA training on a GPU through WebGPU
 // (github.com/cogentcore/webgpu, which links wgpu-native): a headless device,
-// buffers, one WGSL kernel per file under shaders/, and an Engine for bptt
-// that keeps every activation of the rollout on the device.
+// buffers, one WGSL kernel per file under shaders/, an Engine for bptt that
+// keeps every activation of the rollout on the device, and AutogradDevice,
+// which runs package autograd on the GPU.
 //
 // # Devices
 //
@@ -44,6 +45,19 @@
 // padding to 16 bytes and a size test. Program's methods take the buffers
 // they write first, then those they read, then shapes (gonum's order, as in
 // the gates package).
+//
+// # Autograd
+//
+// AutogradDevice runs package autograd's tensors and ops (one autograd, two
+// devices): it implements autograd.Device and the kernel sets that autograd
+// and optim ask a device for, one kernel per file under shaders/autograd/
+// (broadcasting arithmetic, the unary table, comparisons and Where,
+// reductions along an axis, softmax, ArgMax, SGD and Adam steps). Backward
+// rules are compositions of those ops, so the backward pass runs on the
+// device too. Ops are recorded into one command encoder and submitted when a
+// value is read back or a step ends; tensor buffers come from a pool that
+// reclaims the buffers of unreachable tensors. The parity tests run every
+// op on both devices (checkParity) and hold the GPU to the CPU's results.
 //
 // # Errors
 //
