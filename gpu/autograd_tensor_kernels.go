@@ -138,41 +138,42 @@ func (a *AutogradDevice) ScatterAdd(out, src *autograd.Tensor, offs []int) {
 	runtime.KeepAlive(keep)
 }
 
-// conv returns the device form of geometry g, with its im2col pattern.
-func (a *AutogradDevice) conv(g autograd.ConvGeometry, reverse bool) (*Conv, []autograd.Storage) {
+// withConv records f with the device form of geometry g (its im2col
+// pattern, with the reverse index when the op scatters) and pooled scratch
+// for the im2col matrices.
+func (a *AutogradDevice) withConv(g autograd.ConvGeometry, reverse bool, f func(ops Ops, c *Conv, cols *Buffer) error) {
 	ix, keep := a.index(im2colOffsets(g), g.N*g.C*g.H*g.W, reverse)
-	return &Conv{G: g, cols: ix}, keep
+	c := &Conv{G: g, cols: ix}
+	s, cols := a.scratch(c.ColsLen())
+	a.run(f(a.ops(), c, cols))
+	runtime.KeepAlive(keep)
+	runtime.KeepAlive(s)
 }
 
 // Conv2d sets out to the convolution of x with w (see autograd.ConvKernels).
 func (a *AutogradDevice) Conv2d(out, x, w *autograd.Tensor, g autograd.ConvGeometry) {
-	c, keep := a.conv(g, false)
-	s, cols := a.scratch(c.ColsLen())
-	a.run(a.ops().Conv2d(a.buf(out), a.buf(x), a.buf(w), cols, c))
-	runtime.KeepAlive(keep)
-	runtime.KeepAlive(s)
+	a.withConv(g, false, func(ops Ops, c *Conv, cols *Buffer) error {
+		return ops.Conv2d(a.buf(out), a.buf(x), a.buf(w), cols, c)
+	})
 }
 
 // Conv2dInputGrad sets gx to the input's gradient (see
 // autograd.ConvKernels).
 func (a *AutogradDevice) Conv2dInputGrad(gx, gy, w *autograd.Tensor, g autograd.ConvGeometry) {
-	c, keep := a.conv(g, true)
-	s, dcols := a.scratch(c.ColsLen())
-	a.run(a.ops().Conv2dInputGrad(a.buf(gx), a.buf(gy), a.buf(w), dcols, c))
-	runtime.KeepAlive(keep)
-	runtime.KeepAlive(s)
+	a.withConv(g, true, func(ops Ops, c *Conv, dcols *Buffer) error {
+		return ops.Conv2dInputGrad(a.buf(gx), a.buf(gy), a.buf(w), dcols, c)
+	})
 }
 
 // Conv2dWeightGrad sets gw to the weight's gradient (see
 // autograd.ConvKernels): the im2col matrices of x again, then one product.
 func (a *AutogradDevice) Conv2dWeightGrad(gw, x, gy *autograd.Tensor, g autograd.ConvGeometry) {
-	c, keep := a.conv(g, false)
-	s, cols := a.scratch(c.ColsLen())
-	ops := a.ops()
-	a.run(ops.Gather(cols, a.buf(x), c.cols, 0))
-	a.run(ops.Conv2dWeightGrad(a.buf(gw), a.buf(gy), cols, c))
-	runtime.KeepAlive(keep)
-	runtime.KeepAlive(s)
+	a.withConv(g, false, func(ops Ops, c *Conv, cols *Buffer) error {
+		if err := ops.Gather(cols, a.buf(x), c.cols, 0); err != nil {
+			return err
+		}
+		return ops.Conv2dWeightGrad(a.buf(gw), a.buf(gy), cols, c)
+	})
 }
 
 // MaxPool2d sets out and idx to each window's maximum and its index (see
