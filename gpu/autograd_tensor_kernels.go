@@ -138,41 +138,34 @@ func (a *AutogradDevice) ScatterAdd(out, src *autograd.Tensor, offs []int) {
 	runtime.KeepAlive(keep)
 }
 
-// withConv records f with the device form of geometry g (its im2col
-// pattern, with the reverse index when the op scatters) and pooled scratch
-// for the im2col matrices.
-func (a *AutogradDevice) withConv(g autograd.ConvGeometry, reverse bool, f func(ops Ops, c *Conv, cols *Buffer) error) {
-	ix, keep := a.index(im2colOffsets(g), g.N*g.C*g.H*g.W, reverse)
-	c := &Conv{G: g, cols: ix}
-	s, cols := a.scratch(c.ColsLen())
-	a.run(f(a.ops(), c, cols))
-	runtime.KeepAlive(keep)
+// withCols records f with pooled scratch for geometry g's im2col matrices.
+func (a *AutogradDevice) withCols(g autograd.ConvGeometry, f func(ops Ops, cols *Buffer) error) {
+	s, cols := a.scratch(ColsLen(g))
+	a.run(f(a.ops(), cols))
 	runtime.KeepAlive(s)
 }
 
 // Conv2d sets out to the convolution of x with w (see autograd.ConvKernels).
 func (a *AutogradDevice) Conv2d(out, x, w *autograd.Tensor, g autograd.ConvGeometry) {
-	a.withConv(g, false, func(ops Ops, c *Conv, cols *Buffer) error {
-		return ops.Conv2d(a.buf(out), a.buf(x), a.buf(w), cols, c)
-	})
+	a.withCols(g, func(ops Ops, cols *Buffer) error { return ops.Conv2d(a.buf(out), a.buf(x), a.buf(w), cols, g) })
 }
 
 // Conv2dInputGrad sets gx to the input's gradient (see
 // autograd.ConvKernels).
 func (a *AutogradDevice) Conv2dInputGrad(gx, gy, w *autograd.Tensor, g autograd.ConvGeometry) {
-	a.withConv(g, true, func(ops Ops, c *Conv, dcols *Buffer) error {
-		return ops.Conv2dInputGrad(a.buf(gx), a.buf(gy), a.buf(w), dcols, c)
+	a.withCols(g, func(ops Ops, dcols *Buffer) error {
+		return ops.Conv2dInputGrad(a.buf(gx), a.buf(gy), a.buf(w), dcols, g)
 	})
 }
 
 // Conv2dWeightGrad sets gw to the weight's gradient (see
 // autograd.ConvKernels): the im2col matrices of x again, then one product.
 func (a *AutogradDevice) Conv2dWeightGrad(gw, x, gy *autograd.Tensor, g autograd.ConvGeometry) {
-	a.withConv(g, false, func(ops Ops, c *Conv, cols *Buffer) error {
-		if err := ops.Gather(cols, a.buf(x), c.cols, 0); err != nil {
+	a.withCols(g, func(ops Ops, cols *Buffer) error {
+		if err := ops.Im2col(cols, a.buf(x), g); err != nil {
 			return err
 		}
-		return ops.Conv2dWeightGrad(a.buf(gw), a.buf(gy), cols, c)
+		return ops.Conv2dWeightGrad(a.buf(gw), a.buf(gy), cols, g)
 	})
 }
 

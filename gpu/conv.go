@@ -1,65 +1,34 @@
 package gpu
 
 import (
+	"fmt"
+
 	"github.com/dlca/dlca/autograd"
 )
 
-// Conv is a 2-D convolution's fixed structure on the device: its geometry
-// and its im2col gather pattern. A convolution runs as that gather followed
-// by one batched product (matmul.wgsl) over samples and groups, and its
-// gradients as two more products, one of them followed by the pattern's
-// scatter (col2im), as autograd's Conv2d does on the CPU.
-type Conv struct {
-	G    autograd.ConvGeometry
-	cols *Index
+// A 2-D convolution of geometry g (autograd.Conv2dGeometry) runs as
+// im2col.wgsl, which lays the receptive fields out as one matrix per
+// sample and group, followed by one batched product (matmul.wgsl) over
+// samples and groups; its gradients are two more products, the input's
+// followed by col2im.wgsl, the adjoint of im2col. So autograd's Conv2d
+// computes on the CPU too.
+
+// ColsLen returns the length of the im2col matrices of all samples and
+// groups of geometry g, [N][Groups][C/Groups·KH·KW][OutH·OutW]: the scratch
+// that Conv2d fills and Conv2dWeightGrad reads, and the one
+// Conv2dInputGrad uses.
+func ColsLen(g autograd.ConvGeometry) int { return g.N * g.C * g.KH * g.KW * g.OutH * g.OutW }
+
+// convParamsOf returns the uniform of im2col.wgsl and col2im.wgsl.
+func convParamsOf(g autograd.ConvGeometry) convParams {
+	return convParams{N: uint32(g.N), C: uint32(g.C), H: uint32(g.H), W: uint32(g.W), KH: uint32(g.KH), KW: uint32(g.KW),
+		OutH: uint32(g.OutH), OutW: uint32(g.OutW), StrideH: uint32(g.StrideH), StrideW: uint32(g.StrideW),
+		PadH: uint32(g.PadH), PadW: uint32(g.PadW), DilH: uint32(g.DilationH), DilW: uint32(g.DilationW)}
 }
 
-// NewConv uploads the im2col pattern of geometry g.
-func (d *Device) NewConv(g autograd.ConvGeometry) (*Conv, error) {
-	ix, err := d.NewIndex("im2col", im2colOffsets(g), g.N*g.C*g.H*g.W)
-	if err != nil {
-		return nil, err
-	}
-	return &Conv{G: g, cols: ix}, nil
-}
-
-// Release frees the pattern.
-func (c *Conv) Release() { c.cols.Release() }
-
-// ColsLen is the length of the im2col matrices of all samples and groups,
-// [N][Groups][C/Groups·KH·KW][OutH·OutW]: the scratch buffer Conv2d fills
-// and Conv2dWeightGrad reads, and the one Conv2dInputGrad uses.
-func (c *Conv) ColsLen() int { return c.cols.N }
-
-// im2colOffsets returns, for every element of the im2col matrices, the
-// input element it copies, or Outside in the padding.
-func im2colOffsets(g autograd.ConvGeometry) []int {
-	offs := make([]int, 0, g.N*g.C*g.KH*g.KW*g.OutH*g.OutW)
-	for n := range g.N {
-		for c := range g.C { // row (c%cg, ki, kj) of group c/cg's matrix
-			for ki := range g.KH {
-				for kj := range g.KW {
-					for oh := range g.OutH {
-						ih := oh*g.StrideH - g.PadH + ki*g.DilationH
-						for ow := range g.OutW {
-							iw := ow*g.StrideW - g.PadW + kj*g.DilationW
-							if ih < 0 || ih >= g.H || iw < 0 || iw >= g.W {
-								offs = append(offs, Outside)
-							} else {
-								offs = append(offs, ((n*g.C+c)*g.H+ih)*g.W+iw)
-							}
-						}
-					}
-				}
-			}
-		}
-	}
-	return offs
-}
-
-// specs returns the products of the forward pass and of both gradients.
-func (c *Conv) specs() (forward, inputGrad, weightGrad MatMulSpec) {
-	g := c.G
+// convSpecs returns the products of the forward pass and of both
+// gradients of geometry g.
+func convSpecs(g autograd.ConvGeometry) (forward, inputGrad, weightGrad MatMulSpec) {
 	og, rows, cols := g.O/g.Groups, g.C/g.Groups*g.KH*g.KW, g.OutH*g.OutW
 	w := []int{g.Groups, og, rows}
 	x := []int{g.N, g.Groups, rows, cols}
@@ -70,30 +39,52 @@ func (c *Conv) specs() (forward, inputGrad, weightGrad MatMulSpec) {
 	return forward, inputGrad, weightGrad
 }
 
+// checkConv panics unless x and cols hold geometry g's input and im2col
+// matrices.
+func checkConv(op string, g autograd.ConvGeometry, x, cols *Buffer) {
+	if x.N < g.N*g.C*g.H*g.W || cols.N < ColsLen(g) {
+		panic(fmt.Sprintf("gpu: %s of %+v: buffers of %d and %d elements, want %d and %d", op, g, x.N, cols.N, g.N*g.C*g.H*g.W, ColsLen(g)))
+	}
+}
+
+// Im2col records im2col.wgsl: cols = the im2col matrices of x.
+func (o Ops) Im2col(cols, x *Buffer, g autograd.ConvGeometry) error {
+	checkConv("Im2col", g, x, cols)
+	return o.dispatch("im2col.wgsl", ColsLen(g), convParamsOf(g), x, cols)
+}
+
+// Col2im records col2im.wgsl: gx = the sum of dcols' entries copied from
+// each input element.
+func (o Ops) Col2im(gx, dcols *Buffer, g autograd.ConvGeometry) error {
+	checkConv("Col2im", g, gx, dcols)
+	return o.dispatch("col2im.wgsl", g.N*g.C*g.H*g.W, convParamsOf(g), dcols, gx)
+}
+
 // Conv2d records out = conv(x, w) without bias ([N, O, OutH, OutW]),
 // leaving the im2col matrices in cols (ColsLen elements).
-func (o Ops) Conv2d(out, x, w, cols *Buffer, c *Conv) error {
-	forward, _, _ := c.specs()
-	if err := o.Gather(cols, x, c.cols, 0); err != nil {
+func (o Ops) Conv2d(out, x, w, cols *Buffer, g autograd.ConvGeometry) error {
+	forward, _, _ := convSpecs(g)
+	if err := o.Im2col(cols, x, g); err != nil {
 		return err
 	}
 	return o.MatMul(out, w, cols, forward)
 }
 
 // Conv2dInputGrad records gx = dL/dx for the output gradient gy: the
-// product Wᵀ·gy into dcols (ColsLen elements of scratch), scattered back
-// onto the input.
-func (o Ops) Conv2dInputGrad(gx, gy, w, dcols *Buffer, c *Conv) error {
-	_, inputGrad, _ := c.specs()
+// product Wᵀ·gy into dcols (ColsLen elements of scratch), folded back onto
+// the input by col2im.
+func (o Ops) Conv2dInputGrad(gx, gy, w, dcols *Buffer, g autograd.ConvGeometry) error {
+	_, inputGrad, _ := convSpecs(g)
 	if err := o.MatMul(dcols, w, gy, inputGrad); err != nil {
 		return err
 	}
-	return o.ScatterAdd(gx, dcols, c.cols, false)
+	return o.Col2im(gx, dcols, g)
 }
 
 // Conv2dWeightGrad records gw = dL/dw for the output gradient gy from the
-// im2col matrices cols that Conv2d left: gy·colsᵀ summed over the samples.
-func (o Ops) Conv2dWeightGrad(gw, gy, cols *Buffer, c *Conv) error {
-	_, _, weightGrad := c.specs()
+// im2col matrices cols of the input (as Conv2d left them): gy·colsᵀ summed
+// over the samples.
+func (o Ops) Conv2dWeightGrad(gw, gy, cols *Buffer, g autograd.ConvGeometry) error {
+	_, _, weightGrad := convSpecs(g)
 	return o.MatMul(gw, gy, cols, weightGrad)
 }

@@ -39,20 +39,16 @@ func TestConv2d(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			conv, err := d.NewConv(autograd.Conv2dGeometry(c.x, c.w, c.cfg))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conv.Release()
+			g := autograd.Conv2dGeometry(c.x, c.w, c.cfg)
 			s := GPU{D: d}.start()
 			defer s.close()
 			bx, bw, bgy := s.in("x", xs, 0), s.in("w", ws, 0), s.in("gy", gys, 0)
-			by, cols, dcols := s.in("y", nil, y.Len()), s.in("cols", nil, conv.ColsLen()), s.in("dcols", nil, conv.ColsLen())
+			by, cols, dcols := s.in("y", nil, y.Len()), s.in("cols", nil, ColsLen(g)), s.in("dcols", nil, ColsLen(g))
 			bgx, bgw := s.in("gx", nil, len(xs)), s.in("gw", nil, len(ws))
 			if s.err == nil {
-				s.record(s.p.Conv2d(by, bx, bw, cols, conv))
-				s.record(s.p.Conv2dInputGrad(bgx, bgy, bw, dcols, conv))
-				s.record(s.p.Conv2dWeightGrad(bgw, bgy, cols, conv))
+				s.record(s.p.Conv2d(by, bx, bw, cols, g))
+				s.record(s.p.Conv2dInputGrad(bgx, bgy, bw, dcols, g))
+				s.record(s.p.Conv2dWeightGrad(bgw, bgy, cols, g))
 			}
 			gotY, gotX, gotW := s.read(by, y.Len()), s.read(bgx, len(xs)), s.read(bgw, len(ws))
 			if s.err != nil {
@@ -62,5 +58,34 @@ func TestConv2d(t *testing.T) {
 			closeTo(t, "dx", gotX, x.Grad().Data32(), 1e-4)
 			closeTo(t, "dw", gotW, w.Grad().Data32(), 1e-4)
 		})
+	}
+}
+
+// TestConvTwins runs the convolution's kernels through their twins in
+// Kernels on both sides: im2col.wgsl through Conv2d, col2im.wgsl through
+// Conv2dInputGrad.
+func TestConvTwins(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	xShape, wShape := []int{2, 4, 7, 6}, []int{6, 2, 3, 3}
+	cfg := autograd.Conv2dConfig{Stride: [2]int{2, 1}, Padding: [2]int{1, 2}, Dilation: [2]int{1, 2}, Groups: 2}
+	x, w := randomData(r, numel(xShape)), randomData(r, numel(wShape))
+	g := autograd.Conv2dGeometry(xShape, wShape, cfg)
+	gy := randomData(r, g.N*g.O*g.OutH*g.OutW)
+	var ys, gxs [2][]float32
+	forEachKernels(t, func(t *testing.T, k Kernels) {
+		y, err := k.Conv2d(x, w, xShape, wShape, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gx, err := k.Conv2dInputGrad(gy, w, xShape, wShape, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := map[string]int{"cpu": 0, "gpu": 1}[k.Name()]
+		ys[i], gxs[i] = y, gx
+	})
+	if ys[1] != nil {
+		closeTo(t, "y", ys[1], ys[0], 1e-4)
+		closeTo(t, "dx", gxs[1], gxs[0], 1e-4)
 	}
 }

@@ -26,6 +26,7 @@ var uniformStructs = map[string]any{
 	"GatherParams":     gatherParams{},
 	"PoolParams":       poolParams{},
 	"DropoutParams":    dropoutParams{},
+	"ConvParams":       convParams{},
 }
 
 var (

@@ -68,6 +68,8 @@ var sharedKernels = map[string][]string{
 	"gather.wgsl":       {"IndexSelect", "Gather"},
 	"scatter_add.wgsl":  {"ScatterAdd", "IndexAdd"},
 	"max_pool.wgsl":     {"MaxPool"},
+	"im2col.wgsl":       {"Conv2d"},
+	"col2im.wgsl":       {"Conv2dInputGrad"},
 }
 
 // TestEveryShaderHasATwin checks that each kernel file has a method of the

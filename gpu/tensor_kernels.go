@@ -41,6 +41,12 @@ type TensorKernels interface {
 	// their planes.
 	MaxPool(x []float32, shape []int, cfg autograd.Pool2dConfig) (out []float32, idx []int, err error)
 
+	// Conv2d returns the convolution of x with w (no bias).
+	Conv2d(x, w []float32, xShape, wShape []int, cfg autograd.Conv2dConfig) ([]float32, error)
+	// Conv2dInputGrad returns the gradient of Conv2d's input for the output
+	// gradient gy.
+	Conv2dInputGrad(gy, w []float32, xShape, wShape []int, cfg autograd.Conv2dConfig) ([]float32, error)
+
 	// DropoutMask returns the mask autograd.Dropout multiplies n elements
 	// by, drawing its seed from rng.
 	DropoutMask(n int, p float64, rng *rand.Rand) ([]float32, error)
@@ -325,4 +331,45 @@ func (k GPU) DropoutMask(n int, p float64, rng *rand.Rand) ([]float32, error) {
 		s.record(s.p.DropoutMask(mask, n, rng.Uint64(), autograd.DropoutThreshold(p), float32(scale)))
 	}
 	return s.read(mask, n), s.err
+}
+
+// Conv2d is autograd.Conv2d.
+func (CPU) Conv2d(x, w []float32, xShape, wShape []int, cfg autograd.Conv2dConfig) ([]float32, error) {
+	return autograd.Conv2d(tensor(x, xShape), tensor(w, wShape), nil, cfg).Data32(), nil
+}
+
+// Conv2dInputGrad is the gradient of autograd.Conv2d's input.
+func (CPU) Conv2dInputGrad(gy, w []float32, xShape, wShape []int, cfg autograd.Conv2dConfig) ([]float32, error) {
+	x := autograd.Zeros(autograd.Float32, xShape...).SetRequiresGrad(true)
+	y := autograd.Conv2d(x, tensor(w, wShape), nil, cfg)
+	if err := y.BackwardWith(tensor(gy, y.Shape())); err != nil {
+		return nil, err
+	}
+	return x.Grad().Data32(), nil
+}
+
+// Conv2d runs im2col.wgsl and matmul.wgsl.
+func (k GPU) Conv2d(x, w []float32, xShape, wShape []int, cfg autograd.Conv2dConfig) ([]float32, error) {
+	g := autograd.Conv2dGeometry(xShape, wShape, cfg)
+	n := g.N * g.O * g.OutH * g.OutW
+	s := k.start()
+	defer s.close()
+	bx, bw, cols, by := s.in("x", x, 0), s.in("w", w, 0), s.in("cols", nil, ColsLen(g)), s.in("y", nil, n)
+	if s.err == nil {
+		s.record(s.p.Conv2d(by, bx, bw, cols, g))
+	}
+	return s.read(by, n), s.err
+}
+
+// Conv2dInputGrad runs matmul.wgsl and col2im.wgsl.
+func (k GPU) Conv2dInputGrad(gy, w []float32, xShape, wShape []int, cfg autograd.Conv2dConfig) ([]float32, error) {
+	g := autograd.Conv2dGeometry(xShape, wShape, cfg)
+	n := numel(xShape)
+	s := k.start()
+	defer s.close()
+	bgy, bw, dcols, bgx := s.in("gy", gy, 0), s.in("w", w, 0), s.in("dcols", nil, ColsLen(g)), s.in("gx", nil, n)
+	if s.err == nil {
+		s.record(s.p.Conv2dInputGrad(bgx, bgy, bw, dcols, g))
+	}
+	return s.read(bgx, n), s.err
 }

@@ -50,3 +50,14 @@ type dropoutParams struct {
 	Scale                        float32
 	_                            [3]uint32
 }
+
+// convParams mirrors ConvParams in im2col.wgsl and col2im.wgsl.
+type convParams struct {
+	N, C, H, W       uint32
+	KH, KW           uint32
+	OutH, OutW       uint32
+	StrideH, StrideW uint32
+	PadH, PadW       uint32
+	DilH, DilW       uint32
+	_                [2]uint32
+}

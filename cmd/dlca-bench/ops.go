@@ -63,24 +63,18 @@ func opBenches(list string, n, batch, size int, seed uint64) ([]opBench, error) 
 				flops: 2 * float64(g.N*g.O*g.OutH*g.OutW) * float64(g.C/g.Groups*g.KH*g.KW),
 				cpu:   func() { autograd.Conv2d(x, w, nil, cfg) },
 				gpu: func(d *gpu.Device) (*gpu.Program, *gpu.Buffer, func(), error) {
-					conv, err := d.NewConv(g)
+					cols, err := d.NewBuffer("cols", gpu.ColsLen(g))
 					if err != nil {
-						return nil, nil, nil, err
-					}
-					cols, err := d.NewBuffer("cols", conv.ColsLen())
-					if err != nil {
-						conv.Release()
 						return nil, nil, nil, err
 					}
 					p, y, release, err := record(d, [][]float32{x.Data32(), w.Data32()}, g.N*g.O*g.OutH*g.OutW, func(p *gpu.Program, y *gpu.Buffer, in []*gpu.Buffer) error {
-						return p.Conv2d(y, in[0], in[1], cols, conv)
+						return p.Conv2d(y, in[0], in[1], cols, g)
 					})
 					return p, y, func() {
 						if release != nil {
 							release()
 						}
 						cols.Release()
-						conv.Release()
 					}, err
 				},
 			})
