@@ -58,7 +58,9 @@ func unaryOn(op string, t *Tensor, f func(float64) float64, params ...float64) *
 		return mapUnary(t, f)
 	}
 	out := newOn(t.dev, t.dtype, t.shape)
-	elementwiseOf(op, t.dev).Unary(op, out, t, params...)
+	// A copy, so that params does not escape and the CPU path allocates
+	// no slice for it.
+	elementwiseOf(op, t.dev).Unary(op, out, t, append([]float64(nil), params...)...)
 	return out
 }
 

@@ -69,7 +69,8 @@ func OpenAutograd() (*AutogradDevice, error) {
 }
 
 // Autograd returns an autograd device on d, sharing its pipelines with the
-// cellular automaton's kernels. Close it before closing d.
+// cellular automaton's kernels. Close it before closing d; once d is closed
+// it reports ErrClosed.
 func (d *Device) Autograd() *AutogradDevice {
 	return &AutogradDevice{d: d, pool: pool{free: map[uint64][]*wgpu.Buffer{}}}
 }

@@ -44,7 +44,9 @@ const gcGarbage = 4 << 20
 // read it); the same after running the collector, when at least
 // max(gcGarbage, what was live after the last collection) has been lent
 // since; a new one. So the pool stops growing once it holds what a step
-// keeps alive plus about that much.
+// keeps alive plus about that much. When the device refuses a new buffer,
+// take collects, gives the free buffers of other sizes back to the device
+// and tries once more.
 func (a *AutogradDevice) take(size uint64) (*wgpu.Buffer, error) {
 	p := &a.pool
 	if b := p.takeFree(size); b != nil {
@@ -70,7 +72,19 @@ func (a *AutogradDevice) take(size uint64) (*wgpu.Buffer, error) {
 	}
 	b, err := a.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: "autograd tensor", Size: size, Usage: storageUsage})
 	if err != nil {
-		return nil, fmt.Errorf("gpu: allocating a tensor of %d bytes: %v", size, err)
+		// Out of device memory, perhaps: free every dead tensor's buffer
+		// (garbage of any size) and try once more.
+		runtime.GC()
+		p.reclaim(0)
+		a.submit()
+		p.liveAtGC = p.inUse
+		if b := p.takeFree(size); b != nil {
+			return b, nil
+		}
+		p.releaseFree()
+		if b, err = a.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: "autograd tensor", Size: size, Usage: storageUsage}); err != nil {
+			return nil, fmt.Errorf("gpu: allocating a tensor of %d bytes (with %d MiB of tensors live on the device): %v", size, p.inUse>>20, err)
+		}
 	}
 	p.reserved += size
 	p.inUse += size
@@ -122,6 +136,17 @@ func (p *pool) recycle() {
 	}
 	clear(p.retired)
 	p.retired = p.retired[:0]
+}
+
+// releaseFree gives the free buffers back to the device.
+func (p *pool) releaseFree() {
+	for size, bufs := range p.free {
+		for _, b := range bufs {
+			b.Release()
+			p.reserved -= size
+		}
+		delete(p.free, size)
+	}
 }
 
 // release frees every buffer: the device is closing.
