@@ -99,15 +99,16 @@ func (s MatMulSpec) outBatch() []int {
 // and the element strides it moves each by (0 where one broadcasts).
 type walkDim struct{ size, a, b int }
 
-// params returns the kernel's uniform: the kept batch dimensions, then the
-// summed ones, each run of them merged where the strides allow.
-func (s MatMulSpec) params() matMulParams {
+// batchWalk returns the batch dimensions of the product as the kernel
+// walks them: those of the output (kept), then those it sums over, each run
+// merged where the strides allow, with the number of matrices summed into
+// each output.
+func (s MatMulSpec) batchWalk() (kept, summed []walkDim, reduce int) {
 	m, k, n := s.dims()
 	full, out := s.batch(), s.outBatch()
 	aBatch, bBatch := s.AShape[:len(s.AShape)-2], s.BShape[:len(s.BShape)-2]
 	aStrides, bStrides := batchStrides(aBatch, len(full), m*k), batchStrides(bBatch, len(full), k*n)
-	var kept, summed []walkDim
-	reduce := 1
+	reduce = 1
 	for d, size := range full {
 		if size == 1 {
 			continue
@@ -120,21 +121,29 @@ func (s MatMulSpec) params() matMulParams {
 			reduce *= size
 		}
 	}
-	dims := append(mergeWalk(kept), mergeWalk(summed)...)
-	if len(dims) > maxBatchDims {
-		panic(fmt.Sprintf("gpu: MatMul of %v and %v: %d batch dimensions that cannot be merged, at most %d",
-			s.AShape, s.BShape, len(dims), maxBatchDims))
+	return mergeWalk(kept), mergeWalk(summed), reduce
+}
+
+// params returns the kernel's uniform for the batch dimensions kept and
+// summed (at most maxBatchDims in all), reduce matrices summed into each
+// output, and the offsets of a's, b's and c's first elements.
+func (s MatMulSpec) params(kept, summed []walkDim, reduce, offA, offB, offC int) matMulParams {
+	m, k, n := s.dims()
+	batches := 1
+	for _, d := range kept {
+		batches *= d.size
 	}
+	dims := append(slices.Clone(kept), summed...)
 	for len(dims) < maxBatchDims {
 		dims = append([]walkDim{{1, 0, 0}}, dims...)
 	}
-	p := matMulParams{M: uint32(m), N: uint32(n), K: uint32(k), Reduce: uint32(reduce)}
-	p.Batches = uint32(numel(out))
+	p := matMulParams{M: uint32(m), N: uint32(n), K: uint32(k), Reduce: uint32(reduce), Batches: uint32(batches)}
 	p.ARS, p.ACS = matrixStrides(s.TransA, s.AShape)
 	p.BRS, p.BCS = matrixStrides(s.TransB, s.BShape)
 	for d, dim := range dims {
 		p.Dims[d], p.AStrides[d], p.BStrides[d] = uint32(dim.size), uint32(dim.a), uint32(dim.b)
 	}
+	p.AOff, p.BOff, p.COff = uint32(offA), uint32(offB), uint32(offC)
 	return p
 }
 
@@ -187,13 +196,40 @@ func numel(shape []int) int {
 }
 
 // MatMul records matmul.wgsl: c = op(a)·op(b) as s describes, c holding
-// s.OutShape(). One workgroup computes each 32×32 output tile.
+// s.OutShape(). One workgroup computes each 32×32 output tile. A product
+// with more batch dimensions than the kernel addresses, after merging,
+// runs as one dispatch per index of its outermost kept ones; it panics
+// when the summed ones alone are too many.
 func (o Ops) MatMul(c, a, b *Buffer, s MatMulSpec) error {
-	par := s.params()
 	if a.N < numel(s.AShape) || b.N < numel(s.BShape) || c.N < numel(s.OutShape()) {
 		panic(fmt.Sprintf("gpu: MatMul of %v and %v into %v: buffers of %d, %d and %d elements",
 			s.AShape, s.BShape, s.OutShape(), a.N, b.N, c.N))
 	}
+	kept, summed, reduce := s.batchWalk()
+	if len(summed) > maxBatchDims {
+		panic(fmt.Sprintf("gpu: MatMul of %v and %v summed to batch %v: %d summed batch dimensions that cannot be merged, at most %d",
+			s.AShape, s.BShape, s.OutBatch, len(summed), maxBatchDims))
+	}
+	return o.matMul(c, a, b, s, kept, summed, reduce, 0, 0, 0)
+}
+
+// matMul records the product over the kept batch dimensions kept from the
+// given offsets, splitting the outermost one while too many remain.
+func (o Ops) matMul(c, a, b *Buffer, s MatMulSpec, kept, summed []walkDim, reduce, offA, offB, offC int) error {
+	if len(kept)+len(summed) > maxBatchDims {
+		m, _, n := s.dims()
+		outer, inner := kept[0], m*n
+		for _, d := range kept[1:] {
+			inner *= d.size
+		}
+		for i := range outer.size {
+			if err := o.matMul(c, a, b, s, kept[1:], summed, reduce, offA+i*outer.a, offB+i*outer.b, offC+i*inner); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	par := s.params(kept, summed, reduce, offA, offB, offC)
 	tiles := int(par.Batches) * ceilDiv(int(par.M), matMulTile) * ceilDiv(int(par.N), matMulTile)
 	return o.r.DispatchGroups("matmul.wgsl", tiles, par, a, b, c)
 }

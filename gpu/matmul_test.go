@@ -11,7 +11,8 @@ import (
 
 // matMulCases are awkward shapes: sizes 1, 7, 63, 65 and 1000 around the
 // 32-wide tiles and 16-deep blocks, empty matrices, an empty inner
-// dimension, broadcast and transposed operands.
+// dimension, broadcast and transposed operands, batch dimensions that
+// merge and more of them than the kernel addresses.
 var matMulCases = []MatMulSpec{
 	{AShape: []int{1, 1}, BShape: []int{1, 1}},
 	{AShape: []int{7, 63}, BShape: []int{63, 65}},
@@ -25,6 +26,7 @@ var matMulCases = []MatMulSpec{
 	{AShape: []int{5, 7}, BShape: []int{2, 3, 7, 4}},
 	{AShape: []int{3, 2, 1, 4, 6, 5}, BShape: []int{2, 5, 4, 5, 2}},
 	{AShape: []int{2, 3, 2, 2, 2, 4, 5}, BShape: []int{5, 3}},
+	{AShape: []int{2, 1, 3, 1, 2, 4, 3}, BShape: []int{2, 1, 3, 1, 3, 2}}, // 5 batch dimensions that do not merge
 	{AShape: []int{2, 3, 6, 4}, BShape: []int{1, 3, 6, 5}, TransA: true},
 }
 

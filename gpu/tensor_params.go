@@ -12,7 +12,7 @@ type matMulParams struct {
 	Dims             [maxBatchDims]uint32
 	AStrides         [maxBatchDims]uint32
 	BStrides         [maxBatchDims]uint32
-	_                [3]uint32
+	AOff, BOff, COff uint32 // where the first matrices start
 }
 
 // layoutParams mirrors LayoutParams in strided_copy.wgsl and sum_to.wgsl.

@@ -4,7 +4,8 @@
 // op(a) is m×k and op(b) k×n, each addressed through a row and a column
 // stride, so a transposed operand costs nothing. The batch index f is split
 // into up to four digits (dim0 outermost); digit d moves a by a_stride_d and
-// b by b_stride_d elements (0 for a broadcast dimension).
+// b by b_stride_d elements (0 for a broadcast dimension), from a_off and
+// b_off; c's matrices start at c_off.
 //
 // Tiled: each workgroup computes a 32×32 tile of c, 4×4 outputs per
 // invocation, staging 32×16 blocks of op(a) and 16×32 blocks of op(b) in
@@ -42,9 +43,9 @@ struct MatMulParams {
     b_stride1: u32,
     b_stride2: u32,
     b_stride3: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    a_off: u32,
+    b_off: u32,
+    c_off: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: MatMulParams;
@@ -67,8 +68,8 @@ fn offsets(f: u32) -> vec2<u32> {
     rest /= params.dim2;
     let d1 = rest % params.dim1;
     let d0 = rest / params.dim1;
-    let oa = d0 * params.a_stride0 + d1 * params.a_stride1 + d2 * params.a_stride2 + d3 * params.a_stride3;
-    let ob = d0 * params.b_stride0 + d1 * params.b_stride1 + d2 * params.b_stride2 + d3 * params.b_stride3;
+    let oa = params.a_off + d0 * params.a_stride0 + d1 * params.a_stride1 + d2 * params.a_stride2 + d3 * params.a_stride3;
+    let ob = params.b_off + d0 * params.b_stride0 + d1 * params.b_stride1 + d2 * params.b_stride2 + d3 * params.b_stride3;
     return vec2<u32>(oa, ob);
 }
 
@@ -119,7 +120,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
                 workgroupBarrier();
             }
         }
-        let base = ob * m * n;
+        let base = params.c_off + ob * m * n;
         for (var ii = 0u; ii < 4u; ii++) {
             let i = i0 + row + ii;
             for (var jj = 0u; jj < 4u; jj++) {
