@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
@@ -66,4 +67,17 @@ func TestLossParity(t *testing.T) {
 		)
 	}
 	checkCases(t, tolReduce, cases)
+}
+
+// TestEmbeddingParity looks rows up on both devices, with a padding row
+// that gets no gradient (its mask is a constant on the weight's device).
+func TestEmbeddingParity(t *testing.T) {
+	e := nn.NewEmbedding(7, 5, autograd.Float32, rand.New(rand.NewPCG(1, 2))).WithPadding(2)
+	indices := []int{6, 2, 0, 2, 3, 6}
+	checkCases(t, tolElementwise, []opCase{
+		{"Embedding", [][]int{{7, 5}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
+			e.Weight = xs[0]
+			return e.Lookup(indices, 2, 3)
+		}},
+	})
 }
