@@ -37,10 +37,9 @@ struct PoolParams {
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
 @group(0) @binding(3) var<storage, read_write> idx: array<f32>;
 
-// is_nan tests the bits: WGSL lets a compiler assume that no value is NaN,
-// so v != v may fold to false.
-fn is_nan(v: f32) -> bool {
-    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+// isNaN tests the bits: a compiler may fold x != x away.
+fn isNaN(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
 
 @compute @workgroup_size(64)
@@ -67,7 +66,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 let v = x[base + u32(at)];
                 // A NaN wins, and only a later NaN replaces it, as on the
                 // CPU (nothing compares greater than a NaN).
-                if (best < 0 || is_nan(v) || (!is_nan(bv) && v > bv)) {
+                if (best < 0 || isNaN(v) || (!isNaN(bv) && v > bv)) {
                     best = at;
                     bv = v;
                 }
