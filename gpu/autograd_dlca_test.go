@@ -7,20 +7,26 @@ import (
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/autograd/optim"
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/gpu"
 )
 
-// graphStep is one synchronous step of m (zero boundary) written with
-// autograd's general ops, as dlca's ReferenceRollout, but with each gate
-// layer as the fused op (gates.Layer.Forward): on a device, every op of it
-// runs there.
+// graphStep is one synchronous step of m written with autograd's general
+// ops, as dlca's ReferenceRollout, but with each gate layer as the fused op
+// (gates.Layer.Forward): on a device, every op of it runs there.
 func graphStep(m *dlca.Model, state *autograd.Tensor) *autograd.Tensor {
 	cfg := m.Config
 	s := state.Shape()
 	bsz, h, w, c := s[0], s[1], s[2], s[3]
 	n := bsz * h * w
-	padded := autograd.Pad(state, 0, 0, 0, 1, 1, 1, 1, 0, 0)
+	var padded *autograd.Tensor
+	if cfg.Boundary == circuit.Periodic { // rows n-1, 0, ..., n-1, 0
+		wrap := func(n int) []int { return append(append([]int{n - 1}, seq(n)...), 0) }
+		padded = autograd.IndexSelect(autograd.IndexSelect(state, 1, wrap(h)), 2, wrap(w))
+	} else {
+		padded = autograd.Pad(state, 0, 0, 0, 1, 1, 1, 1, 0, 0)
+	}
 	var views []*autograd.Tensor
 	for k := range dlca.NeighbourhoodSize {
 		dy, dx := k/3-1, k%3-1 // row-major 3x3, 4 = the cell itself
@@ -39,6 +45,15 @@ func graphStep(m *dlca.Model, state *autograd.Tensor) *autograd.Tensor {
 	return autograd.Reshape(x, bsz, h, w, c)
 }
 
+// seq returns 0, 1, ..., n-1.
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
 // TestDLCAThroughAutogradOnGPU trains the checkerboard architecture through
 // autograd's general graph on the GPU (gpu.AutogradDevice: pad, slices,
 // stack, permute, cat, the fused gate op, bptt's loss, clipping and AdamW)
@@ -46,7 +61,14 @@ func graphStep(m *dlca.Model, state *autograd.Tensor) *autograd.Tensor {
 // recorded engine's iteration on the same model and batch, and so, through
 // TestEngineMatchesCPU, to the CPU.
 func TestDLCAThroughAutogradOnGPU(t *testing.T) {
+	for _, boundary := range []circuit.Boundary{circuit.Zero, circuit.Periodic} {
+		t.Run(boundary.String(), func(t *testing.T) { checkDLCAThroughAutograd(t, boundary) })
+	}
+}
+
+func checkDLCAThroughAutograd(t *testing.T, boundary circuit.Boundary) {
 	s, _, b := checkerboard(t, 5, 6, 3, 1)
+	s.Model.Config.Boundary = boundary
 	e := newEngine(t, s)
 	wantLoss, err := e.Iterate(b)
 	if err != nil {
