@@ -221,7 +221,8 @@ func (k GPU) ClipValue(g []float32, limit float32) ([]float32, error) {
 	return s.read(b, len(g)), s.err
 }
 
-// AdamW runs adamw.wgsl once per gradient, one submission per step.
+// AdamW runs the engine's recorded AdamW step (autograd/adam.wgsl) once per
+// gradient, one submission per step.
 func (k GPU) AdamW(cfg AdamWConfig, params []float32, grads [][]float32) ([]float32, error) {
 	s := k.start()
 	defer s.close()

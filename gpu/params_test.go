@@ -13,7 +13,6 @@ var uniformStructs = map[string]any{
 	"CountParams":      countParams{},
 	"GateParams":       gateParams{},
 	"ClipParams":       clipParams{},
-	"AdamParams":       adamParams{},
 	"GridParams":       gridParams{},
 	"ConcatParams":     concatParams{},
 	"CellParams":       cellParams{},

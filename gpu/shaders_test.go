@@ -73,7 +73,7 @@ var sharedKernels = map[string][]string{
 }
 
 // TestEveryShaderHasATwin checks that each kernel file has a method of the
-// same name in Kernels (gate_forward.wgsl: GateForward, adamw.wgsl: AdamW),
+// same name in Kernels (gate_forward.wgsl: GateForward, clip_value.wgsl: ClipValue),
 // or the methods sharedKernels lists for it, which the CPU twin implements
 // as well.
 func TestEveryShaderHasATwin(t *testing.T) {
