@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 )
 
 // Pool2dConfig holds a 2-D pooling's options, each as (height, width), as
@@ -97,7 +98,7 @@ func poolLen(n, k, s, p, d int, ceil bool) int {
 // over x [N, C, H, W] with a square kernel (stride 0 means kernel). See
 // MaxPool2dWith for the other options.
 func MaxPool2d(x *Tensor, kernel, stride, padding int) *Tensor {
-	out, _ := MaxPool2dWith(x, Pool2dConfig{Kernel: [2]int{kernel, kernel}, Stride: [2]int{stride, stride}, Padding: [2]int{padding, padding}})
+	out, _ := maxPool2d(x, Pool2dConfig{Kernel: [2]int{kernel, kernel}, Stride: [2]int{stride, stride}, Padding: [2]int{padding, padding}})
 	return out
 }
 
@@ -109,20 +110,35 @@ func MaxPool2d(x *Tensor, kernel, stride, padding int) *Tensor {
 // (ScatterAdd, whose own gradient is a Gather). A window lying wholly in the
 // padding (possible only with dilation) gives -Inf, index -1 and no
 // gradient; PyTorch gives -Inf and an index outside the window there. It
-// panics, naming the shape, when the options do not fit the input.
+// panics, naming the shape, when the options do not fit the input. On a
+// device the indices are computed there and read back, which waits for the
+// device; MaxPool2d, which returns none, reads them back only when its
+// gradient is taken.
 func MaxPool2dWith(x *Tensor, cfg Pool2dConfig) (*Tensor, []int) {
+	out, indices := maxPool2d(x, cfg)
+	return out, slices.Clone(indices()) // the caller may change its copy
+}
+
+// maxPool2d is MaxPool2dWith, with the indices as a function, which on a
+// device reads them back on its first call.
+func maxPool2d(x *Tensor, cfg Pool2dConfig) (*Tensor, func() []int) {
 	g := poolGeometry("MaxPool2dWith", x, cfg)
 	out := Empty(x.dev, x.dtype, x.shape[0], x.shape[1], g.oh, g.ow)
-	idx := make([]int, out.Len())
+	var indices func() []int
 	switch {
 	case x.dev != nil:
-		idx = maxPoolOn(g, out, x)
-	case x.dtype == Float64:
-		maxPoolKernel(g, out.f64, idx, x.f64)
+		indices = maxPoolOn(g, out, x)
 	default:
-		maxPoolKernel(g, out.f32, idx, x.f32)
+		idx := make([]int, out.Len())
+		if x.dtype == Float64 {
+			maxPoolKernel(g, out.f64, idx, x.f64)
+		} else {
+			maxPoolKernel(g, out.f32, idx, x.f32)
+		}
+		indices = func() []int { return idx }
 	}
 	return Record("MaxPool2d", out, []*Tensor{x}, func(gy *Tensor) []*Tensor {
+		idx := indices()
 		at := idx
 		gy = Reshape(gy, g.planes, g.oh*g.ow)
 		if slices.Contains(idx, -1) {
@@ -139,7 +155,7 @@ func MaxPool2dWith(x *Tensor, cfg Pool2dConfig) (*Tensor, []int) {
 		}
 		flat := ScatterAdd(zerosOn(x.dev, x.dtype, g.planes, g.h*g.w), 1, at, gy)
 		return []*Tensor{Reshape(flat, x.shape...)}
-	}), slices.Clone(idx) // the caller may change its copy
+	}), indices
 }
 
 // MaxPool1d is torch.nn.functional.max_pool1d(x, ..., return_indices=True)
@@ -153,18 +169,20 @@ func MaxPool1d(x *Tensor, cfg Pool1dConfig) (*Tensor, []int) {
 	return Squeeze(out, 2), idx
 }
 
-// maxPoolOn runs max pooling on x's device into out and returns the
-// indices, which the device computes and MaxPool2dWith returns: reading
-// them back waits for the work recorded so far.
-func maxPoolOn(g poolGeom, out, x *Tensor) []int {
+// maxPoolOn runs max pooling on x's device into out and returns a function
+// reading back the indices the device computed, on its first call: that
+// waits for the work recorded so far.
+func maxPoolOn(g poolGeom, out, x *Tensor) func() []int {
 	at := newOn(x.dev, x.dtype, out.shape)
 	kernelsOf[PoolKernels]("MaxPool2d", x.dev, "PoolKernels").MaxPool2d(out, at, x, g.export())
-	host := mustTo(at, CPU)
-	idx := make([]int, host.Len())
-	for i := range idx {
-		idx[i] = int(host.At(i))
-	}
-	return idx
+	return sync.OnceValue(func() []int {
+		host := mustTo(at, CPU)
+		idx := make([]int, host.Len())
+		for i := range idx {
+			idx[i] = int(host.At(i))
+		}
+		return idx
+	})
 }
 
 // maxPoolKernel writes each window's maximum to out and its index within

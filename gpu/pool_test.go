@@ -73,6 +73,9 @@ func TestPoolParity(t *testing.T) {
 		}
 	}
 	cases = append(cases,
+		opCase{"MaxPool2dLazyIndices", [][]int{{2, 3, 7, 9}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
+			return autograd.MaxPool2d(xs[0], 3, 2, 1) // indices read back only for the gradient
+		}},
 		opCase{"MaxPool1d", [][]int{{2, 3, 63}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
 			out, _ := autograd.MaxPool1d(xs[0], autograd.Pool1dConfig{Kernel: 3, Stride: 2, Padding: 1})
 			return out
