@@ -92,6 +92,14 @@ type PoolKernels interface {
 	// order, NaN winning; a window wholly in the padding gives -Inf and
 	// index -1.
 	MaxPool2d(out, idx, x *Tensor, g PoolGeometry)
+	// MaxPool2dBackward sets gx (x's shape) to the gradient of MaxPool2d's
+	// input for the output gradient gy, from the indices idx it wrote:
+	// each cell sums gy over the windows that chose it, in window order.
+	MaxPool2dBackward(gx, gy, idx *Tensor, g PoolGeometry)
+	// MaxPoolGather sets out (idx's shape) to h (x's shape) at the indices
+	// idx, 0 for a window wholly in the padding: MaxPool2dBackward's
+	// transpose.
+	MaxPoolGather(out, h, idx *Tensor, g PoolGeometry)
 }
 
 // PoolGeometry is the geometry of a 2-D pooling as a device's kernels see
@@ -117,14 +125,6 @@ func constantOn(dev Device, t *Tensor) *Tensor {
 		return t
 	}
 	return mustTo(t, dev)
-}
-
-// zerosOn returns zeros of the given dtype and shape on dev (nil: the CPU).
-func zerosOn(dev Device, dtype DType, shape ...int) *Tensor {
-	if dev == nil {
-		return Zeros(dtype, shape...)
-	}
-	return fullOn(dev, dtype, 0, shape)
 }
 
 // Pool2dGeometry returns the geometry of MaxPool2dWith and AvgPool2dWith

@@ -111,9 +111,9 @@ func MaxPool2d(x *Tensor, kernel, stride, padding int) *Tensor {
 // padding (possible only with dilation) gives -Inf, index -1 and no
 // gradient; PyTorch gives -Inf and an index outside the window there. It
 // panics, naming the shape, when the options do not fit the input. On a
-// device the indices are computed there and read back, which waits for the
-// device; MaxPool2d, which returns none, reads them back only when its
-// gradient is taken.
+// device the indices are computed, and the gradient scattered, there;
+// returning them reads them back, which waits for the device (MaxPool2d,
+// which returns none, does not).
 func MaxPool2dWith(x *Tensor, cfg Pool2dConfig) (*Tensor, []int) {
 	out, indices := maxPool2d(x, cfg)
 	return out, slices.Clone(indices()) // the caller may change its copy
@@ -124,21 +124,16 @@ func MaxPool2dWith(x *Tensor, cfg Pool2dConfig) (*Tensor, []int) {
 func maxPool2d(x *Tensor, cfg Pool2dConfig) (*Tensor, func() []int) {
 	g := poolGeometry("MaxPool2dWith", x, cfg)
 	out := Empty(x.dev, x.dtype, x.shape[0], x.shape[1], g.oh, g.ow)
-	var indices func() []int
-	switch {
-	case x.dev != nil:
-		indices = maxPoolOn(g, out, x)
-	default:
-		idx := make([]int, out.Len())
-		if x.dtype == Float64 {
-			maxPoolKernel(g, out.f64, idx, x.f64)
-		} else {
-			maxPoolKernel(g, out.f32, idx, x.f32)
-		}
-		indices = func() []int { return idx }
+	if x.dev != nil {
+		return maxPoolOn(g, out, x)
+	}
+	idx := make([]int, out.Len())
+	if x.dtype == Float64 {
+		maxPoolKernel(g, out.f64, idx, x.f64)
+	} else {
+		maxPoolKernel(g, out.f32, idx, x.f32)
 	}
 	return Record("MaxPool2d", out, []*Tensor{x}, func(gy *Tensor) []*Tensor {
-		idx := indices()
 		at := idx
 		gy = Reshape(gy, g.planes, g.oh*g.ow)
 		if slices.Contains(idx, -1) {
@@ -151,11 +146,11 @@ func maxPool2d(x *Tensor, cfg Pool2dConfig) (*Tensor, func() []int) {
 					keep.SetAt(i, 1)
 				}
 			}
-			gy = Mul(gy, constantOn(x.dev, keep))
+			gy = Mul(gy, keep)
 		}
-		flat := ScatterAdd(zerosOn(x.dev, x.dtype, g.planes, g.h*g.w), 1, at, gy)
+		flat := ScatterAdd(Zeros(x.dtype, g.planes, g.h*g.w), 1, at, gy)
 		return []*Tensor{Reshape(flat, x.shape...)}
-	}), indices
+	}), func() []int { return idx }
 }
 
 // MaxPool1d is torch.nn.functional.max_pool1d(x, ..., return_indices=True)
@@ -169,19 +164,45 @@ func MaxPool1d(x *Tensor, cfg Pool1dConfig) (*Tensor, []int) {
 	return Squeeze(out, 2), idx
 }
 
-// maxPoolOn runs max pooling on x's device into out and returns a function
-// reading back the indices the device computed, on its first call: that
-// waits for the work recorded so far.
-func maxPoolOn(g poolGeom, out, x *Tensor) func() []int {
+// maxPoolOn is maxPool2d on x's device: the indices stay there (the
+// gradient scatters by them on the device), and the function returned
+// reads them back on its first call, which waits for the work recorded so
+// far.
+func maxPoolOn(g poolGeom, out, x *Tensor) (*Tensor, func() []int) {
 	at := newOn(x.dev, x.dtype, out.shape)
 	kernelsOf[PoolKernels]("MaxPool2d", x.dev, "PoolKernels").MaxPool2d(out, at, x, g.export())
-	return sync.OnceValue(func() []int {
+	indices := sync.OnceValue(func() []int {
 		host := mustTo(at, CPU)
 		idx := make([]int, host.Len())
 		for i := range idx {
 			idx[i] = int(host.At(i))
 		}
 		return idx
+	})
+	return Record("MaxPool2d", out, []*Tensor{x}, func(gy *Tensor) []*Tensor {
+		return []*Tensor{maxPoolGradOn(g, gy, at, x.shape)}
+	}), indices
+}
+
+// maxPoolGradOn is max pooling's input gradient (of shape xShape) for the
+// output gradient gy, on the device, from the indices at: the device form
+// of the ScatterAdd of the CPU's rule, and its rule is the matching Gather
+// (maxPoolGatherOn), so gradients of any order are recorded.
+func maxPoolGradOn(g poolGeom, gy, at *Tensor, xShape []int) *Tensor {
+	gx := newOn(gy.dev, gy.dtype, xShape)
+	kernelsOf[PoolKernels]("MaxPool2d", gy.dev, "PoolKernels").MaxPool2dBackward(gx, gy, at, g.export())
+	return Record("MaxPool2dBackward", gx, []*Tensor{gy}, func(h *Tensor) []*Tensor {
+		return []*Tensor{maxPoolGatherOn(g, h, at, gy.shape)}
+	})
+}
+
+// maxPoolGatherOn is h (an input-shaped tensor) at the indices at, of the
+// output's shape yShape: maxPoolGradOn's transpose and gradient.
+func maxPoolGatherOn(g poolGeom, h, at *Tensor, yShape []int) *Tensor {
+	out := newOn(h.dev, h.dtype, yShape)
+	kernelsOf[PoolKernels]("MaxPool2d", h.dev, "PoolKernels").MaxPoolGather(out, h, at, g.export())
+	return Record("MaxPoolGather", out, []*Tensor{h}, func(k *Tensor) []*Tensor {
+		return []*Tensor{maxPoolGradOn(g, k, at, h.shape)}
 	})
 }
 

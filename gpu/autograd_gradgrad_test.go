@@ -44,6 +44,9 @@ func TestSecondOrderTensorOpParity(t *testing.T) {
 			x := autograd.Pad(xs[0], 0, 1, 2)
 			return autograd.Mul(autograd.Cat(1, x, autograd.Narrow(x, 1, 2, 4)), autograd.Cat(1, x, autograd.Narrow(x, 1, 2, 4)))
 		})},
+		{"MaxPool2d", [][]int{{2, 3, 7, 6}}, gradientPenalty(t, func(xs ...*autograd.Tensor) *autograd.Tensor {
+			return autograd.MaxPool2d(autograd.Mul(xs[0], xs[0]), 3, 2, 1)
+		})},
 		{"IndexSelect", [][]int{{5, 4}}, gradientPenalty(t, func(xs ...*autograd.Tensor) *autograd.Tensor {
 			s := autograd.IndexSelect(xs[0], 1, idx)
 			return autograd.Mul(s, s)

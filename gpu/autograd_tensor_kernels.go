@@ -175,6 +175,17 @@ func (a *AutogradDevice) MaxPool2d(out, idx, x *autograd.Tensor, g autograd.Pool
 	a.run(a.ops().MaxPool2d(a.buf(out), a.buf(idx), a.buf(x), g))
 }
 
+// MaxPool2dBackward sets gx to max pooling's input gradient (see
+// autograd.PoolKernels).
+func (a *AutogradDevice) MaxPool2dBackward(gx, gy, idx *autograd.Tensor, g autograd.PoolGeometry) {
+	a.run(a.ops().MaxPool2dBackward(a.buf(gx), a.buf(gy), a.buf(idx), g))
+}
+
+// MaxPoolGather sets out to h at the indices (see autograd.PoolKernels).
+func (a *AutogradDevice) MaxPoolGather(out, h, idx *autograd.Tensor, g autograd.PoolGeometry) {
+	a.run(a.ops().MaxPoolGather(a.buf(out), a.buf(h), a.buf(idx), g))
+}
+
 // DropoutMask sets out to Dropout's mask (see autograd.RandomKernels).
 func (a *AutogradDevice) DropoutMask(out *autograd.Tensor, seed uint64, threshold uint32, scale float64) {
 	a.run(a.ops().DropoutMask(a.buf(out), out.Len(), seed, threshold, float32(scale)))

@@ -50,6 +50,22 @@ func TestMaxPool(t *testing.T) {
 					t.Errorf("maximum %d: %v, want %v", i, got[i], want[i])
 				}
 			}
+			// The gradient and its transpose, from the indices on the
+			// device: the sums run in the CPU's order.
+			gy := randomData(r, len(want))
+			wantGx, _ := CPU{}.MaxPoolBackward(x, gy, c.shape, c.cfg)
+			gotGx, err := k.MaxPoolBackward(x, gy, c.shape, c.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			closeTo(t, "input gradient", gotGx, wantGx, 0)
+			h := randomData(r, len(x))
+			wantH, _ := CPU{}.MaxPoolGather(x, h, c.shape, c.cfg)
+			gotH, err := k.MaxPoolGather(x, h, c.shape, c.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			closeTo(t, "gathered", gotH, wantH, 0)
 		})
 	}
 }
@@ -73,8 +89,8 @@ func TestPoolParity(t *testing.T) {
 		}
 	}
 	cases = append(cases,
-		opCase{"MaxPool2dLazyIndices", [][]int{{2, 3, 7, 9}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
-			return autograd.MaxPool2d(xs[0], 3, 2, 1) // indices read back only for the gradient
+		opCase{"MaxPool2dIndicesOnDevice", [][]int{{2, 3, 7, 9}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
+			return autograd.MaxPool2d(xs[0], 3, 2, 1) // the indices never leave the device
 		}},
 		opCase{"MaxPool1d", [][]int{{2, 3, 63}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
 			out, _ := autograd.MaxPool1d(xs[0], autograd.Pool1dConfig{Kernel: 3, Stride: 2, Padding: 1})

@@ -144,3 +144,30 @@ func (CPU) Conv2dInputGrad(gy, w []float32, xShape, wShape []int, cfg autograd.C
 	}
 	return x.Grad().Data32(), nil
 }
+
+// MaxPoolBackward is the gradient of autograd.MaxPool2dWith's input.
+func (CPU) MaxPoolBackward(x, gy []float32, shape []int, cfg autograd.Pool2dConfig) ([]float32, error) {
+	xt := tensor(x, shape).SetRequiresGrad(true)
+	out, _ := autograd.MaxPool2dWith(xt, cfg)
+	if err := out.BackwardWith(tensor(gy, out.Shape())); err != nil {
+		return nil, err
+	}
+	return xt.Grad().Data32(), nil
+}
+
+// MaxPoolGather is autograd.Gather of h's planes at MaxPool2dWith's
+// indices, 0 where a window chose none.
+func (CPU) MaxPoolGather(x, h []float32, shape []int, cfg autograd.Pool2dConfig) ([]float32, error) {
+	out, idx := autograd.MaxPool2dWith(tensor(x, shape), cfg)
+	g := autograd.Pool2dGeometry(shape, cfg)
+	at, keep := make([]int, len(idx)), autograd.Zeros(autograd.Float32, len(idx))
+	for i, k := range idx {
+		at[i] = max(k, 0)
+		if k >= 0 {
+			keep.SetAt(i, 1)
+		}
+	}
+	planes := autograd.Reshape(tensor(h, shape), g.Planes, g.H*g.W)
+	picked := autograd.Mul(autograd.Reshape(autograd.Gather(planes, 1, at), len(idx)), keep)
+	return autograd.Reshape(picked, out.Shape()...).Data32(), nil
+}

@@ -39,6 +39,12 @@ type TensorKernels interface {
 	// MaxPool returns the maxima of x's windows and their indices within
 	// their planes.
 	MaxPool(x []float32, shape []int, cfg autograd.Pool2dConfig) (out []float32, idx []int, err error)
+	// MaxPoolBackward returns the gradient of max pooling's input x for the
+	// output gradient gy.
+	MaxPoolBackward(x, gy []float32, shape []int, cfg autograd.Pool2dConfig) ([]float32, error)
+	// MaxPoolGather returns h, of x's shape, at the cells max pooling of x
+	// chose (0 for a window wholly in the padding).
+	MaxPoolGather(x, h []float32, shape []int, cfg autograd.Pool2dConfig) ([]float32, error)
 
 	// Conv2d returns the convolution of x with w (no bias).
 	Conv2d(x, w []float32, xShape, wShape []int, cfg autograd.Conv2dConfig) ([]float32, error)
@@ -236,4 +242,36 @@ func (k GPU) Conv2dInputGrad(gy, w []float32, xShape, wShape []int, cfg autograd
 		s.record(s.p.Conv2dInputGrad(bgx, bgy, bw, dcols, g))
 	}
 	return s.read(bgx, n), s.err
+}
+
+// maxPoolThen runs max_pool.wgsl on x, then the program rec records from
+// its indices, into a result of n elements.
+func (k GPU) maxPoolThen(x, in []float32, shape []int, cfg autograd.Pool2dConfig, n int,
+	rec func(o Ops, dst, in, idx *Buffer, g autograd.PoolGeometry) error) ([]float32, error) {
+	g := autograd.Pool2dGeometry(shape, cfg)
+	windows := g.Planes * g.OutH * g.OutW
+	s := k.start()
+	defer s.close()
+	bx, bo, bi := s.in("x", x, 0), s.in("out", nil, windows), s.in("idx", nil, windows)
+	bin, dst := s.in("in", in, 0), s.in("dst", nil, n)
+	if s.err == nil {
+		s.record(s.p.MaxPool2d(bo, bi, bx, g))
+		s.record(rec(s.p.Ops, dst, bin, bi, g))
+	}
+	return s.read(dst, n), s.err
+}
+
+// MaxPoolBackward runs max_pool.wgsl, then max_pool_backward.wgsl.
+func (k GPU) MaxPoolBackward(x, gy []float32, shape []int, cfg autograd.Pool2dConfig) ([]float32, error) {
+	return k.maxPoolThen(x, gy, shape, cfg, len(x), func(o Ops, gx, gy, idx *Buffer, g autograd.PoolGeometry) error {
+		return o.MaxPool2dBackward(gx, gy, idx, g)
+	})
+}
+
+// MaxPoolGather runs max_pool.wgsl, then max_pool_gather.wgsl.
+func (k GPU) MaxPoolGather(x, h []float32, shape []int, cfg autograd.Pool2dConfig) ([]float32, error) {
+	g := autograd.Pool2dGeometry(shape, cfg)
+	return k.maxPoolThen(x, h, shape, cfg, g.Planes*g.OutH*g.OutW, func(o Ops, out, h, idx *Buffer, g autograd.PoolGeometry) error {
+		return o.MaxPoolGather(out, h, idx, g)
+	})
 }
