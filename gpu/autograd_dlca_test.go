@@ -8,55 +8,13 @@ import (
 	"github.com/dlca/dlca/autograd/optim"
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/circuit"
-	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/gpu"
 )
 
-// graphStep is one synchronous step of m written with autograd's general
-// ops, as dlca's ReferenceRollout, but with each gate layer as the fused op
-// (gates.Layer.Forward): on a device, every op of it runs there.
-func graphStep(m *dlca.Model, state *autograd.Tensor) *autograd.Tensor {
-	cfg := m.Config
-	s := state.Shape()
-	bsz, h, w, c := s[0], s[1], s[2], s[3]
-	n := bsz * h * w
-	var padded *autograd.Tensor
-	if cfg.Boundary == circuit.Periodic { // rows n-1, 0, ..., n-1, 0
-		wrap := func(n int) []int { return append(append([]int{n - 1}, seq(n)...), 0) }
-		padded = autograd.IndexSelect(autograd.IndexSelect(state, 1, wrap(h)), 2, wrap(w))
-	} else {
-		padded = autograd.Pad(state, 0, 0, 0, 1, 1, 1, 1, 0, 0)
-	}
-	var views []*autograd.Tensor
-	for k := range dlca.NeighbourhoodSize {
-		dy, dx := k/3-1, k%3-1 // row-major 3x3, 4 = the cell itself
-		views = append(views, autograd.Narrow(autograd.Narrow(padded, 1, 1+dy, h), 2, 1+dx, w))
-	}
-	x := autograd.Reshape(autograd.Stack(4, views...), n*c, dlca.NeighbourhoodSize)
-	for _, l := range m.Perception {
-		x = l.Forward(x)
-	}
-	bits := cfg.PerceptionBits()
-	percep := autograd.Reshape(autograd.Permute(autograd.Reshape(x, n, c, cfg.Kernels, bits), 0, 1, 3, 2), n, c*bits*cfg.Kernels)
-	x = autograd.Cat(1, autograd.Reshape(state, n, c), percep)
-	for _, l := range m.Update {
-		x = autograd.Reshape(l.Forward(x), n, l.Out)
-	}
-	return autograd.Reshape(x, bsz, h, w, c)
-}
-
-// seq returns 0, 1, ..., n-1.
-func seq(n int) []int {
-	s := make([]int, n)
-	for i := range s {
-		s[i] = i
-	}
-	return s
-}
-
 // TestDLCAThroughAutogradOnGPU trains the checkerboard architecture through
-// autograd's general graph on the GPU (gpu.AutogradDevice: pad, slices,
-// stack, permute, cat, the fused gate op, bptt's loss, clipping and AdamW)
+// autograd's general graph on the GPU (dlca.Model.GraphRollout on
+// gpu.AutogradDevice: pad or wrap, slices, stack, permute, cat, the fused
+// gate op; bptt's loss, clipping and AdamW)
 // and holds its loss, clipped logit gradients and updated logits to the
 // recorded engine's iteration on the same model and batch, and so, through
 // TestEngineMatchesCPU, to the CPU.
@@ -102,9 +60,7 @@ func checkDLCAThroughAutograd(t *testing.T, boundary circuit.Boundary) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range s.Steps {
-		state = graphStep(m, state)
-	}
+	state = m.GraphRollout(state, s.Steps)
 	loss := bptt.Loss(state, target, s.LossChannels)
 	if err := loss.Backward(); err != nil {
 		t.Fatal(err)
