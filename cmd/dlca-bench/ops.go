@@ -146,6 +146,9 @@ func benchOps(ops []opBench, engines string, o options, stdout io.Writer) error 
 		}
 		p, out, release, err := op.gpu(d)
 		if err != nil {
+			if release != nil {
+				release()
+			}
 			return fmt.Errorf("%s on the GPU: %v", op.name, err)
 		}
 		ms, err := timeCalls(o, func() error {
