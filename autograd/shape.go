@@ -172,7 +172,7 @@ func Narrow(t *Tensor, axis, start, length int) *Tensor {
 	}
 	size := cloneInts(t.shape)
 	size[a] = length
-	out := Zeros(t.dtype, size...)
+	out := Empty(t.dev, t.dtype, size...)
 	soff := make([]int, t.Dim())
 	soff[a] = start
 	copyBlock(out, make([]int, t.Dim()), t, soff, size)
@@ -202,7 +202,7 @@ func Cat(axis int, ts ...*Tensor) *Tensor {
 		}
 		shape[a] += t.shape[a]
 	}
-	out := Zeros(ts[0].dtype, shape...)
+	out := Empty(deviceOf("Cat", ts...), ts[0].dtype, shape...)
 	offsets := make([]int, len(ts))
 	doff := make([]int, len(shape))
 	for i, t := range ts {

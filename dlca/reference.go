@@ -3,6 +3,7 @@ package dlca
 import (
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/circuit"
+	"github.com/dlca/dlca/gates"
 )
 
 // ReferenceRollout is Rollout (synchronous) written only with autograd's
@@ -12,13 +13,19 @@ import (
 // hungry, and kept on purpose as the readable definition that the fused path
 // is tested against.
 func (m *Model) ReferenceRollout(state *autograd.Tensor, steps int) *autograd.Tensor {
+	return m.referenceRollout(state, steps, (*gates.Layer).ForwardReference)
+}
+
+// referenceRollout is ReferenceRollout with each gate layer applied by
+// layer (the tests' straight-through reference replaces it).
+func (m *Model) referenceRollout(state *autograd.Tensor, steps int, layer func(*gates.Layer, *autograd.Tensor) *autograd.Tensor) *autograd.Tensor {
 	for range steps {
-		state = m.referenceStep(state)
+		state = m.referenceStep(state, layer)
 	}
 	return state
 }
 
-func (m *Model) referenceStep(state *autograd.Tensor) *autograd.Tensor {
+func (m *Model) referenceStep(state *autograd.Tensor, layer func(*gates.Layer, *autograd.Tensor) *autograd.Tensor) *autograd.Tensor {
 	cfg := m.Config
 	s := state.Shape()
 	bsz, h, w, c := s[0], s[1], s[2], s[3]
@@ -27,13 +34,13 @@ func (m *Model) referenceStep(state *autograd.Tensor) *autograd.Tensor {
 	x := referenceNeighbourhood(state, cfg.Boundary)
 
 	for _, l := range m.Perception {
-		x = l.ForwardReference(x)
+		x = layer(l, x)
 	}
 	bits := cfg.PerceptionBits()
 	percep := autograd.Reshape(autograd.Permute(autograd.Reshape(x, n, c, cfg.Kernels, bits), 0, 1, 3, 2), n, c*bits*cfg.Kernels)
 	x = autograd.Cat(1, autograd.Reshape(state, n, c), percep)
 	for _, l := range m.Update {
-		x = autograd.Reshape(l.ForwardReference(x), n, l.Out)
+		x = autograd.Reshape(layer(l, x), n, l.Out)
 	}
 	return autograd.Reshape(x, bsz, h, w, c)
 }
@@ -65,4 +72,14 @@ func wrapIndex(n int) []int {
 		idx = append(idx, i)
 	}
 	return append(idx, 0)
+}
+
+// GraphRollout is ReferenceRollout with each gate layer as its fused op
+// (gates.Layer.Forward): a synchronous rollout of autograd's general ops,
+// which runs wherever they run, on an autograd device too (package gpu's
+// AutogradDevice) when the state and the logits live there; it is how a
+// model trains through autograd's graph on such a device. On the CPU,
+// Rollout is faster (one fused op per step).
+func (m *Model) GraphRollout(state *autograd.Tensor, steps int) *autograd.Tensor {
+	return m.referenceRollout(state, steps, (*gates.Layer).Forward)
 }

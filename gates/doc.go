@@ -49,7 +49,10 @@
 //
 // Layer.Forward is one autograd custom op on row-major tensors (x [rows, In]
 // or [rows, Groups, In], y [rows, Groups, Out]: rows are the batch); it
-// transposes around the feature-major kernels.
+// transposes around the feature-major kernels. On an autograd device other
+// than the CPU (x and Logits both there) it runs the device's
+// DeviceKernels instead: package gpu's AutogradDevice implements them with
+// its engine's gate kernels.
 //
 // # Argument order
 //

@@ -24,6 +24,13 @@ type adamUpdateParams struct {
 	_                                         uint32
 }
 
+// adamParamsOf returns the uniform of autograd/adam.wgsl for n parameters
+// and the constants u (AMSGrad off: the caller binds the running maximum).
+func adamParamsOf(n int, u optim.AdamUpdate) adamUpdateParams {
+	return adamUpdateParams{N: uint32(n), B1: float32(u.B1), B2: float32(u.B2), Eps: float32(u.Eps),
+		Decay: float32(u.Decay), L2: float32(u.L2), StepSize: float32(u.StepSize), SqrtBC2: float32(u.SqrtBC2)}
+}
+
 // SGDStep applies one SGD update to p (see optim.DeviceKernels).
 func (a *AutogradDevice) SGDStep(p, g, momentum *autograd.Tensor, c optim.SGDConfig, first bool) {
 	u := sgdParams{N: uint32(p.Len()), LR: float32(c.LR), Momentum: float32(c.Momentum),
@@ -43,8 +50,7 @@ func (a *AutogradDevice) SGDStep(p, g, momentum *autograd.Tensor, c optim.SGDCon
 
 // AdamStep applies one Adam or AdamW update (see optim.DeviceKernels).
 func (a *AutogradDevice) AdamStep(p, g, m, v, maxV *autograd.Tensor, u optim.AdamUpdate) {
-	q := adamUpdateParams{N: uint32(p.Len()), B1: float32(u.B1), B2: float32(u.B2), Eps: float32(u.Eps),
-		Decay: float32(u.Decay), L2: float32(u.L2), StepSize: float32(u.StepSize), SqrtBC2: float32(u.SqrtBC2)}
+	q := adamParamsOf(p.Len(), u)
 	vmax := v // bound but unused without AMSGrad
 	if maxV != nil {
 		vmax, q.AMSGrad = maxV, 1

@@ -17,7 +17,7 @@
 //
 // Every kernel (shaders/gate_forward.wgsl, say) has a Program method that
 // records its dispatch (Program.GateForward) and a method of the same name
-// in Kernels, on host slices, implemented twice: by GPU, which runs it as a
+// (or, for a kernel several ops share, the methods of those ops) in Kernels, on host slices, implemented twice: by GPU, which runs it as a
 // one-shot program, and by its CPU twin CPU, which calls the very function
 // the CPU engine runs (gates.ForwardSoftFM, dlca.GatherNeighbourhood, ...).
 // Tests run one body against both. Kernels never use float atomics:
@@ -52,9 +52,16 @@
 // devices): it implements autograd.Device and the kernel sets that autograd
 // and optim ask a device for, one kernel per file under shaders/autograd/
 // (broadcasting arithmetic, the unary table, comparisons and Where,
-// reductions along an axis, softmax, ArgMax, SGD and Adam steps). Backward
-// rules are compositions of those ops, so the backward pass runs on the
-// device too. Ops are recorded into one command encoder and submitted when a
+// reductions along an axis, softmax, ArgMax, SGD and Adam steps). The
+// general ops' kernels live under shaders/ with the engine's and record
+// through Ops, which a Program embeds and the autograd device wraps:
+// matmul.wgsl (tiled, batched, broadcast), strided_copy.wgsl (Narrow, Cat,
+// Pad), gather.wgsl and scatter_add.wgsl (the index ops, summing through a
+// reverse index), im2col.wgsl and col2im.wgsl (convolutions, with the
+// product), max_pool.wgsl, dropout_mask.wgsl (a counter-based stream the CPU
+// draws alike), and the gate layer's own kernels behind gates.DeviceKernels.
+// Backward rules are compositions of those ops, so the backward pass runs on
+// the device too. Ops are recorded into one command encoder and submitted when a
 // value is read back or a step ends; tensor buffers come from a pool that
 // reclaims the buffers of unreachable tensors. The parity tests run every
 // op on both devices (checkParity) and hold the GPU to the CPU's results.

@@ -128,7 +128,6 @@ func (e *Engine) modelBudget(b *Budget) {
 	}{{"gates logits", 16}, {"gates probs", 16}, {"gates coeffs", 4}, {"gates sums", 4}, {"gates grads", 16}, {"adamw m", 16}, {"adamw v", 16}} {
 		b.add(s.label, n*s.per)
 	}
-	b.add("adamw step", 4)
 	for _, l := range e.m.Layers() {
 		b.add("wiring "+l.Name, 2*l.Out)
 		b.add("wiring "+l.Name+" reverse start", l.In+1)

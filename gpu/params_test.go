@@ -13,7 +13,6 @@ var uniformStructs = map[string]any{
 	"CountParams":      countParams{},
 	"GateParams":       gateParams{},
 	"ClipParams":       clipParams{},
-	"AdamParams":       adamParams{},
 	"GridParams":       gridParams{},
 	"ConcatParams":     concatParams{},
 	"CellParams":       cellParams{},
@@ -21,6 +20,12 @@ var uniformStructs = map[string]any{
 	"AxisParams":       axisParams{},
 	"SGDParams":        sgdParams{},
 	"AdamUpdateParams": adamUpdateParams{},
+	"MatMulParams":     matMulParams{},
+	"LayoutParams":     layoutParams{},
+	"GatherParams":     gatherParams{},
+	"PoolParams":       poolParams{},
+	"DropoutParams":    dropoutParams{},
+	"ConvParams":       convParams{},
 }
 
 var (

@@ -79,6 +79,7 @@ type command struct {
 // runs as one command submission. Bind groups and uniform buffers are built
 // once when recording, so running a Program again costs only the encoding.
 type Program struct {
+	Ops      // the tensor and gate kernels, recorded into this program
 	d        *Device
 	cmds     []command
 	groups   []*wgpu.BindGroup
@@ -86,7 +87,14 @@ type Program struct {
 }
 
 // NewProgram starts an empty program on d.
-func (d *Device) NewProgram() *Program { return &Program{d: d} }
+func (d *Device) NewProgram() *Program {
+	p := &Program{d: d}
+	p.Ops = Ops{p}
+	return p
+}
+
+// device returns the device p runs on.
+func (p *Program) device() *Device { return p.d }
 
 // Dispatch records kernel shader over threads invocations (rounded up to
 // workgroups of workgroupSize). Binding 0 is the uniform params (a struct of
@@ -128,6 +136,18 @@ func (p *Program) DispatchGroups(shader string, workgroups int, params any, bufs
 	p.groups = append(p.groups, group)
 	p.cmds = append(p.cmds, command{pipeline: pipe, group: group, x: uint32(min(workgroups, p.d.maxWorkgroups()))})
 	return nil
+}
+
+// Dispatches returns the number of kernel dispatches recorded, for
+// benchmarks (dlca-bench's per-op rows).
+func (p *Program) Dispatches() int {
+	n := 0
+	for _, c := range p.cmds {
+		if c.clear == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // Clear records zeroing b.

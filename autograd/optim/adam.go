@@ -137,17 +137,7 @@ func (o *Adam) Step() error {
 				continue
 			}
 			o.steps[i]++
-			t := float64(o.steps[i])
-			u := AdamUpdate{
-				B1: c.Beta1, B2: c.Beta2, Eps: c.Eps, AMSGrad: c.AMSGrad,
-				StepSize: c.LR / (1 - math.Pow(c.Beta1, t)),
-				SqrtBC2:  math.Sqrt(1 - math.Pow(c.Beta2, t)),
-			}
-			if o.decoupled {
-				u.Decay = 1 - c.LR*c.WeightDecay
-			} else {
-				u.Decay, u.L2 = 1, c.WeightDecay
-			}
+			u := c.Update(o.steps[i], o.decoupled)
 			bufs := []*autograd.Tensor{o.m.get(i, p), o.v.get(i, p)}
 			if c.AMSGrad {
 				bufs = append(bufs, o.maxV.get(i, p))
@@ -160,6 +150,23 @@ func (o *Adam) Step() error {
 		}
 	}
 	return syncDevices(o.params)
+}
+
+// Update returns the constants of step t (counting from 1) of Adam, or of
+// AdamW when decoupled: the one computation of them, which the CPU, the
+// autograd device and the GPU engine's recorded AdamW all use.
+func (c AdamConfig) Update(t int, decoupled bool) AdamUpdate {
+	u := AdamUpdate{
+		B1: c.Beta1, B2: c.Beta2, Eps: c.Eps, AMSGrad: c.AMSGrad,
+		StepSize: c.LR / (1 - math.Pow(c.Beta1, float64(t))),
+		SqrtBC2:  math.Sqrt(1 - math.Pow(c.Beta2, float64(t))),
+	}
+	if decoupled {
+		u.Decay = 1 - c.LR*c.WeightDecay
+	} else {
+		u.Decay, u.L2 = 1, c.WeightDecay
+	}
+	return u
 }
 
 // AdamUpdate holds one parameter's constants of one Adam update, computed

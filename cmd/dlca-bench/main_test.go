@@ -21,7 +21,8 @@ func TestBenchPrintsBothEngines(t *testing.T) {
 		d.Close()
 	}
 	var out, errs strings.Builder
-	args := []string{"-height", "4", "-width", "4", "-steps", "2", "-iterations", "1", "-warmup", "0", "-engines", engines}
+	args := []string{"-height", "4", "-width", "4", "-steps", "2", "-iterations", "1", "-warmup", "0", "-engines", engines,
+		"-matmul", "33", "-conv-batch", "1", "-conv-size", "5"}
 	if code := run(args, &out, &errs); code != 0 {
 		t.Fatalf("exit %d: %s%s", code, out.String(), errs.String())
 	}
@@ -29,6 +30,26 @@ func TestBenchPrintsBothEngines(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+	// One row per op and engine: name, device, ms, GFLOP/s, and on the
+	// GPU the dispatches (1 for the product, 2 for im2col and product) and
+	// the one submission.
+	for _, op := range []struct{ name, gpu string }{{"matmul 33x33x33", "1 +1$"}, {"conv2d 1x64x5x5, 64x64x3x3", "2 +1$"}} {
+		for _, engine := range strings.Split(engines, ",") {
+			row := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(op.name) + ` +` + engine + ` +[0-9.]+ +[0-9.]+ +(.*)$`).FindStringSubmatch(out.String())
+			if row == nil {
+				t.Errorf("no %s row for %s:\n%s", engine, op.name, out.String())
+			} else if engine == "gpu" && !regexp.MustCompile(op.gpu).MatchString(row[1]) {
+				t.Errorf("%s on the GPU: dispatches and submissions %q, want %s", op.name, row[1], op.gpu)
+			}
+		}
+	}
+}
+
+func TestBenchRejectsUnknownOp(t *testing.T) {
+	var out, errs strings.Builder
+	if code := run([]string{"-ops", "fft", "-engines", "cpu"}, &out, &errs); code != 1 || !strings.Contains(errs.String(), `unknown op "fft"`) {
+		t.Errorf("exit %d, %s%s for an unknown op; want 1 and a message naming it", code, out.String(), errs.String())
 	}
 }
 
