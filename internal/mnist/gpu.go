@@ -1,15 +1,40 @@
+//go:build cgo
+
 package mnist
 
-// openGPU opens the GPU device for NewDevice. It is the seam for autograd's
-// GPU device (issue #13), and nothing else in this package or cmd/mnist
-// needs to change when it is filled in: open the device (no adapter is an
-// error, on which the tests skip unless DLCA_REQUIRE_GPU=1) and return a
-// Device whose
-//
-//   - Place is MoveParameters(m, func(p) { return p.To(dev) }),
-//   - Input is x.To(dev) and Host is t.To(the CPU),
-//
-// with a close function that releases the device.
+import (
+	"fmt"
+
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/autograd/nn"
+	"github.com/dlca/dlca/gpu"
+)
+
+// gpuDevice trains on autograd's GPU device (gpu.AutogradDevice): the
+// model's parameters, the batches and everything computed from them live
+// there, and only what Host reads comes back.
+type gpuDevice struct{ dev *gpu.AutogradDevice }
+
+// openGPU opens the best WebGPU adapter as an autograd device; no adapter
+// is gpu.ErrNoAdapter. The close function releases it.
 func openGPU() (Device, func(), error) {
-	return nil, nil, ErrGPUNotBuilt
+	dev, err := gpu.OpenAutograd()
+	if err != nil {
+		return nil, nil, fmt.Errorf("-device gpu: %w", err)
+	}
+	return gpuDevice{dev}, dev.Close, nil
 }
+
+// Name returns "gpu".
+func (gpuDevice) Name() string { return "gpu" }
+
+// Place moves m's parameters to the GPU, in place.
+func (g gpuDevice) Place(m nn.Module) (nn.Module, error) {
+	return MoveParameters(m, func(p *autograd.Tensor) (*autograd.Tensor, error) { return p.To(g.dev) })
+}
+
+// Input returns x on the GPU.
+func (g gpuDevice) Input(x *autograd.Tensor) (*autograd.Tensor, error) { return x.To(g.dev) }
+
+// Host reads t back to the CPU, or returns the device's error.
+func (gpuDevice) Host(t *autograd.Tensor) (*autograd.Tensor, error) { return t.To(autograd.CPU) }
