@@ -1,6 +1,10 @@
 package autograd
 
-import "github.com/dlca/dlca/internal/parallel"
+import (
+	"fmt"
+
+	"github.com/dlca/dlca/internal/parallel"
+)
 
 // Float is the element type of tensor storage. Every element loop is written
 // once over Float and instantiated for float32 and float64.
@@ -56,6 +60,9 @@ func mapUnary(t *Tensor, f func(float64) float64) *Tensor {
 func unaryOn(op string, t *Tensor, f func(float64) float64, params ...float64) *Tensor {
 	if t.dev == nil {
 		return mapUnary(t, f)
+	}
+	if _, ok := UnaryOps[op]; !ok {
+		panic(fmt.Sprintf("autograd: %s has no kernel on %v (it is not one of UnaryOps); move its operand to the CPU with To(autograd.CPU)", op, t.dev))
 	}
 	out := newOn(t.dev, t.dtype, t.shape)
 	// A copy, so that params does not escape and the CPU path allocates

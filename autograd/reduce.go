@@ -165,7 +165,11 @@ func MinDim(t *Tensor, axis int, keepdim bool) (*Tensor, []int) {
 
 func extremeDim(op string, t *Tensor, axis int, keepdim bool, sign float64) (*Tensor, []int) {
 	a := normAxis(op, axis, t.Dim())
-	idx := argExtreme(op, t, a, sign)
+	arg := "ArgMax" // the indices are ArgMax's (ArgMin's), on every device
+	if sign < 0 {
+		arg = "ArgMin"
+	}
+	idx := argExtreme(arg, t, a, sign)
 	vals := GatherShaped(t, a, idx, keptShape(t.shape, []int{a}))
 	if !keepdim {
 		vals = Reshape(vals, reducedShape(t.shape, []int{a})...)

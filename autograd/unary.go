@@ -18,7 +18,21 @@ type unaryOp struct {
 // apply computes the op on t's device, recording it; params are the
 // constants of the op's device kernel (see UnaryOps), which f closes over.
 func (u unaryOp) apply(t *Tensor, params ...float64) *Tensor {
-	out := unaryOn(u.name, t, u.f, params...)
+	return u.record(t, unaryOn(u.name, t, u.f, params...))
+}
+
+// applyComposed is apply for an op that is not one of UnaryOps: on a device
+// its forward is composed, a composition of ops with device kernels, applied
+// to t detached so that only the op's own backward is recorded.
+func (u unaryOp) applyComposed(t *Tensor, composed func(x *Tensor) *Tensor) *Tensor {
+	if t.dev == nil {
+		return u.apply(t)
+	}
+	return u.record(t, composed(t.Detach()))
+}
+
+// record records out = u(t) with u's backward.
+func (u unaryOp) record(t, out *Tensor) *Tensor {
 	return Record(u.name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		if u.grad == nil {
 			return []*Tensor{ZerosLike(t)}

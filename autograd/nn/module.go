@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"github.com/dlca/dlca/autograd"
 )
@@ -43,9 +44,14 @@ type Buffered interface {
 //	if err := nn.To(model, dev); err != nil { ... }
 //	if err := opt.LoadState(s); err != nil { ... }
 //
-// It returns the first device error.
+// Counters (BatchNorm's NumBatchesTracked) stay on the CPU. It returns the
+// first device error.
 func To(m Module, dev autograd.Device) error {
+	host := counters(m)
 	for _, t := range append(m.Parameters(), Buffers(m)...) {
+		if slices.Contains(host, t) {
+			continue
+		}
 		if err := t.MoveTo(dev); err != nil {
 			return err
 		}
