@@ -127,6 +127,14 @@ func (a *AutogradDevice) Close() {
 	}
 }
 
+// Counts returns the kernel dispatches the device has recorded and the
+// command submissions it has made since it was opened: the difference
+// across a training step is that step's work (dlca-bench's mlp row,
+// TestDispatchesPerDLCAIteration).
+func (a *AutogradDevice) Counts() (dispatches, submissions int) {
+	return a.rec.dispatches, a.rec.submissions
+}
+
 // Reserved returns the bytes of device memory the pool has allocated, in use
 // or free.
 func (a *AutogradDevice) Reserved() uint64 { return a.pool.reserved }

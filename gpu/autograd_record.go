@@ -17,6 +17,10 @@ type recorder struct {
 	groups   []*wgpu.BindGroup
 	used     []*wgpu.Buffer // uniforms of the recorded dispatches
 	uniforms []*wgpu.Buffer // free uniforms
+
+	// dispatches and submissions count what the device has recorded and
+	// submitted since it was opened (see AutogradDevice.Counts).
+	dispatches, submissions int
 }
 
 // maxPending bounds the dispatches recorded before a submission, so that a
@@ -81,6 +85,7 @@ func (a *AutogradDevice) record(shader string, threads int, params any, bufs []*
 	if err != nil {
 		return fmt.Errorf("gpu: compute pass of shaders/%s: %v", shader, err)
 	}
+	a.rec.dispatches++
 	if a.rec.pending++; a.rec.pending >= maxPending {
 		a.submit()
 	}
@@ -139,6 +144,7 @@ func (a *AutogradDevice) submit() {
 		} else {
 			a.d.queue.Submit(cmd)
 			cmd.Release()
+			r.submissions++
 		}
 	}
 	for _, g := range r.groups {

@@ -227,6 +227,16 @@ func (e *Engine) Iterate(b *bptt.Batch) (float64, error) {
 	return float64(loss[0]), nil
 }
 
+// Dispatches returns the kernel dispatches and command submissions of one
+// Iterate at the current grid shape: the forward and the backward program,
+// one submission each (0, 0 before the first Iterate).
+func (e *Engine) Dispatches() (dispatches, submissions int) {
+	if e.r == nil {
+		return 0, 0
+	}
+	return e.r.forward.Dispatches() + e.r.backward.Dispatches(), 2
+}
+
 func fireValues(fire []bool) []float32 {
 	v := make([]float32, len(fire))
 	for i, f := range fire {
