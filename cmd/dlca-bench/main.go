@@ -2,8 +2,9 @@
 // side by side on the same configuration (by default the paper's
 // checkerboard: 16x16, batch 2, 20 steps) and prints milliseconds per
 // iteration, then times single autograd ops on both (-ops: a 1024³ matrix
-// product and a CNN layer's 3×3 convolution) with their GFLOP/s and, on
-// the GPU, their kernel dispatches and command submissions. Timings on a
+// product, a CNN layer's 3×3 convolution and an Adam step of a 784-128-10
+// MLP) with their GFLOP/s and, on the GPU, their kernel dispatches and
+// command submissions. Timings on a
 // software adapter such as lavapipe say nothing about a GPU; the command
 // says so when it runs on one. docs/gpu.md explains the setup.
 package main
@@ -37,7 +38,7 @@ type options struct {
 	iterations, warmup int
 	engines            string
 	seed               uint64
-	ops                string // per-op rows: matmul, conv2d, none
+	ops                string // per-op rows: matmul, conv2d, mlp, none
 	matmul             int    // n of the n×n×n product
 	convBatch          int    // images of the convolution
 	convSize           int    // their height and width
@@ -56,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.warmup, "warmup", 1, "untimed iterations first (buffer allocation, shader compilation)")
 	fs.StringVar(&o.engines, "engines", "cpu,gpu", "comma-separated engines to time: cpu, gpu")
 	fs.Uint64Var(&o.seed, "seed", 23, "seed of the batches")
-	fs.StringVar(&o.ops, "ops", "matmul,conv2d", "comma-separated autograd ops to time on each engine's device, or none: matmul, conv2d")
+	fs.StringVar(&o.ops, "ops", "matmul,conv2d,mlp", "comma-separated autograd ops to time on each engine's device, or none: matmul, conv2d, mlp (an Adam step of a 784-128-10 MLP)")
 	fs.IntVar(&o.matmul, "matmul", 1024, "n of the timed n x n x n matrix product")
 	fs.IntVar(&o.convBatch, "conv-batch", 32, "images of the timed convolution (64 to 64 channels, 3x3, padding 1)")
 	fs.IntVar(&o.convSize, "conv-size", 32, "height and width of the timed convolution's images")

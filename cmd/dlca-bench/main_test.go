@@ -32,9 +32,10 @@ func TestBenchPrintsBothEngines(t *testing.T) {
 		}
 	}
 	// One row per op and engine: name, device, ms, GFLOP/s, and on the
-	// GPU the dispatches (1 for the product, 2 for im2col and product) and
-	// the one submission.
-	for _, op := range []struct{ name, gpu string }{{"matmul 33x33x33", "1 +1$"}, {"conv2d 1x64x5x5, 64x64x3x3", "2 +1$"}} {
+	// GPU the dispatches (1 for the product, 2 for im2col and product, some
+	// for the MLP's step) and the submissions (one, at least one).
+	for _, op := range []struct{ name, gpu string }{{"matmul 33x33x33", "^1 +1$"}, {"conv2d 1x64x5x5, 64x64x3x3", "^2 +1$"},
+		{"mlp step 784-128-10, batch 128", "^[1-9][0-9]+ +[1-9][0-9]*$"}} {
 		for _, engine := range strings.Split(engines, ",") {
 			row := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(op.name) + ` +` + engine + ` +[0-9.]+ +[0-9.]+ +(.*)$`).FindStringSubmatch(out.String())
 			if row == nil {
