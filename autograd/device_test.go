@@ -146,3 +146,27 @@ func TestMoveToKeepsTheTensor(t *testing.T) {
 		t.Errorf("MoveTo of an op result: panic %q", msg)
 	}
 }
+
+// TestUnaryWithoutKernelNamesItself: an elementwise op that is not one of
+// UnaryOps and has no composition for devices panics on a device naming
+// itself and the device, rather than reaching a kernel that lacks it.
+func TestUnaryWithoutKernelNamesItself(t *testing.T) {
+	x, err := New([]float32{1, -2}, 2).To(&elementwiseDevice{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := panicMessage(func() { unaryOp{"Bogus", func(v float64) float64 { return v }, nil}.apply(x) })
+	if !strings.Contains(msg, "Bogus has no kernel on bare (it is not one of UnaryOps)") || !strings.Contains(msg, "To(autograd.CPU)") {
+		t.Fatalf("panic %q, want it to name the op and the device and say to move to the CPU", msg)
+	}
+}
+
+// elementwiseDevice is a bareDevice with elementwise kernels that must not
+// be reached.
+type elementwiseDevice struct{ bareDevice }
+
+func (*elementwiseDevice) Fill(*Tensor, float64)                      { panic("kernel reached") }
+func (*elementwiseDevice) Strided(_, _ *Tensor, _ []int)              { panic("kernel reached") }
+func (*elementwiseDevice) Unary(string, *Tensor, *Tensor, ...float64) { panic("kernel reached") }
+func (*elementwiseDevice) Binary(string, *Tensor, *Tensor, *Tensor)   { panic("kernel reached") }
+func (*elementwiseDevice) Where(_, _, _, _ *Tensor)                   { panic("kernel reached") }
