@@ -20,7 +20,7 @@ import (
 type opBench struct {
 	name  string
 	flops float64 // floating-point operations of one call
-	cpu   func()
+	cpu   func() error
 	// gpu prepares the op on d.
 	gpu func(d *gpu.Device) (gpuRun, error)
 }
@@ -60,7 +60,7 @@ func opBenches(list string, n, batch, size int, seed uint64) ([]opBench, error) 
 			out = append(out, opBench{
 				name:  fmt.Sprintf("matmul %dx%dx%d", n, n, n),
 				flops: 2 * float64(n) * float64(n) * float64(n),
-				cpu:   func() { autograd.MatMul(a, b) },
+				cpu:   func() error { autograd.MatMul(a, b); return nil },
 				gpu: func(d *gpu.Device) (gpuRun, error) {
 					return programRun(d, nil)(record(d, [][]float32{a.Data32(), b.Data32()}, n*n, func(p *gpu.Program, c *gpu.Buffer, in []*gpu.Buffer) error {
 						return p.MatMul(c, in[0], in[1], spec)
@@ -75,7 +75,7 @@ func opBenches(list string, n, batch, size int, seed uint64) ([]opBench, error) 
 			out = append(out, opBench{
 				name:  fmt.Sprintf("conv2d %dx%dx%dx%d, %dx%dx%dx%d", batch, channels, size, size, channels, channels, k, k),
 				flops: 2 * float64(g.N*g.O*g.OutH*g.OutW) * float64(g.C/g.Groups*g.KH*g.KW),
-				cpu:   func() { autograd.Conv2d(x, w, nil, cfg) },
+				cpu:   func() error { autograd.Conv2d(x, w, nil, cfg); return nil },
 				gpu: func(d *gpu.Device) (gpuRun, error) {
 					cols, err := d.NewBuffer("cols", gpu.ColsLen(g))
 					if err != nil {
@@ -99,7 +99,7 @@ func opBenches(list string, n, batch, size int, seed uint64) ([]opBench, error) 
 				name: fmt.Sprintf("mlp step 784-128-10, batch %d", mlpBatch),
 				// The forward's products, and twice as much for the backward's.
 				flops: 3 * 2 * mlpBatch * (784*128 + 128*10),
-				cpu:   func() { cpuStep() },
+				cpu:   cpuStep,
 				gpu: func(d *gpu.Device) (gpuRun, error) {
 					a := d.Autograd()
 					step, err := mlpStep(a, x, labels, seed)
@@ -111,9 +111,12 @@ func opBenches(list string, n, batch, size int, seed uint64) ([]opBench, error) 
 						return gpuRun{}, err
 					}
 					d0, s0 := a.Counts()
-					err = step()
+					if err := step(); err != nil {
+						a.Close()
+						return gpuRun{}, err
+					}
 					d1, s1 := a.Counts()
-					return gpuRun{call: step, dispatches: d1 - d0, submissions: s1 - s0, release: a.Close}, err
+					return gpuRun{call: step, dispatches: d1 - d0, submissions: s1 - s0, release: a.Close}, nil
 				},
 			})
 		default:
@@ -231,7 +234,10 @@ func benchOps(ops []opBench, engines string, o options, stdout io.Writer) error 
 	fmt.Fprintf(stdout, "%-34s %-6s %10s %9s %11s %12s\n", "op", "device", "ms/op", "GFLOP/s", "dispatches", "submissions")
 	for _, op := range ops {
 		if strings.Contains(engines, "cpu") {
-			ms, _ := timeCalls(o, func() error { op.cpu(); return nil })
+			ms, err := timeCalls(o, op.cpu)
+			if err != nil {
+				return fmt.Errorf("%s on the CPU: %v", op.name, err)
+			}
 			fmt.Fprintf(stdout, "%-34s %-6s %10.2f %9.1f %11s %12s\n", op.name, "cpu", ms, op.flops/ms/1e6, "-", "-")
 		}
 		if d == nil {
