@@ -195,5 +195,9 @@ func timeEngine(name string, setup bptt.Setup, e *experiments.Experiment, o opti
 			total += time.Since(start)
 		}
 	}
+	if g, ok := eng.(*gpu.Engine); ok {
+		dispatches, submissions := g.Dispatches()
+		fmt.Fprintf(stdout, "gpu engine: %d kernel dispatches in %d submissions per iteration\n", dispatches, submissions)
+	}
 	return float64(total.Microseconds()) / 1000 / float64(o.iterations), nil
 }
