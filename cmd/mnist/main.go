@@ -80,8 +80,12 @@ func run(args []string) error {
 	if *subset > 0 {
 		train = train.Head(*subset)
 	}
+	where := dev.Name()
+	if s, ok := dev.(fmt.Stringer); ok {
+		where = s.String() // the GPU's adapter, for example lavapipe's "llvmpipe ... cpu adapter"
+	}
 	fmt.Printf("%s (%d training images), model %s on %s, %d epochs, batch %d, lr %g, seed %d\n",
-		ds.Name, train.Len(), *model, dev.Name(), *epochs, *batch, *lr, *seed)
+		ds.Name, train.Len(), *model, where, *epochs, *batch, *lr, *seed)
 	start, last := time.Now(), time.Now()
 	cfg := mnist.Config{Epochs: *epochs, Batch: *batch, LR: *lr, Seed: *seed, Device: dev}
 	err = mnist.Train(m, train, cfg, func(epoch int, loss float64) {

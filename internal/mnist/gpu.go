@@ -28,6 +28,10 @@ func openGPU() (Device, func(), error) {
 // Name returns "gpu".
 func (gpuDevice) Name() string { return "gpu" }
 
+// String names the adapter too, so a run on a software adapter (lavapipe)
+// says so in its first line.
+func (g gpuDevice) String() string { return g.dev.String() }
+
 // Place moves m's parameters to the GPU, in place.
 func (g gpuDevice) Place(m nn.Module) (nn.Module, error) {
 	return MoveParameters(m, func(p *autograd.Tensor) (*autograd.Tensor, error) { return p.To(g.dev) })
