@@ -96,21 +96,18 @@ func newPlan(m *Model, g Grid) *plan {
 }
 
 // activations are one step's stored intermediate values, kept for the
-// backward pass, all feature-major: the neighbourhoods [9][cells*C], every
-// layer's output [gates][rows] and the update network's input
-// [UpdateInputs][cells].
+// backward pass, all feature-major: the update network's input
+// [UpdateInputs][cells] and every update layer's output [gates][cells].
+// The perception's are not kept: its tiles recompute them (tiles.go).
 type activations[F gates.Float] struct {
-	nb     []F
-	layers [][]F
 	uin    []F
+	layers [][]F
 }
 
 func newActivations[F gates.Float](p *plan) *activations[F] {
-	a := &activations[F]{
-		nb:  make([]F, p.g.Cells()*p.g.Channels*NeighbourhoodSize),
-		uin: make([]F, p.g.Cells()*p.m.Config.UpdateInputs()),
-	}
-	for _, l := range p.layers {
+	a := &activations[F]{uin: make([]F, p.g.Cells()*p.m.Config.UpdateInputs())}
+	_, update := p.phases()
+	for _, l := range p.layers[update.from:update.to] {
 		a.layers = append(a.layers, make([]F, l.d.YLen()))
 	}
 	return a
@@ -118,10 +115,11 @@ func newActivations[F gates.Float](p *plan) *activations[F] {
 
 // fits reports whether a holds the activations of plan p.
 func (a *activations[F]) fits(p *plan) bool {
-	if len(a.layers) != len(p.layers) || len(a.nb) != p.g.Cells()*p.g.Channels*NeighbourhoodSize || len(a.uin) != p.g.Cells()*p.m.Config.UpdateInputs() {
+	_, update := p.phases()
+	if len(a.layers) != update.to-update.from || len(a.uin) != p.g.Cells()*p.m.Config.UpdateInputs() {
 		return false
 	}
-	for i, l := range p.layers {
+	for i, l := range p.layers[update.from:update.to] {
 		if len(a.layers[i]) != l.d.YLen() {
 			return false
 		}
