@@ -74,7 +74,7 @@ type plan struct {
 	g       Grid
 	layers  []fmLayer // Layers order
 	workers int       // goroutines per phase of a step; 0: GOMAXPROCS
-	sources []int32   // g.sources(): the cells each cell sees
+	runs    [][]run   // g.runs(): the cells each cell sees
 }
 
 // fmLayer is a gate layer for gates.ForwardSoftFM and BackwardSoftFM.
@@ -84,7 +84,7 @@ type fmLayer struct {
 }
 
 func newPlan(m *Model, g Grid) *plan {
-	p := &plan{m: m, g: g, sources: g.sources()}
+	p := &plan{m: m, g: g, runs: g.runs()}
 	n, c := g.Cells(), m.Config.Channels
 	for i, l := range m.Perception {
 		p.layers = append(p.layers, fmLayer{l.Wiring, gates.Dims{Rows: n * c, Groups: l.Groups, In: l.In, Out: l.Out, SharedInput: i == 0}})

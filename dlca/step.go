@@ -108,7 +108,7 @@ func (op *stepOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *a
 	}
 	s.dnb = grow(s.dnb, NeighbourhoodSize*p.g.Len())
 	backwardPerception(p, s, coeffs, s.transposed(data[F](in[0]), cells, c), duin, s.dnb, partial)
-	addNeighbourhoodGrad(s.dfm, s.dnb, p.sources, p.g)
+	addNeighbourhoodGrad(s.dfm, s.dnb, p.runs, p.g)
 	gates.Transpose(ds, s.dfm, c, cells)
 	grads := make([]*autograd.Tensor, len(in))
 	grads[0] = dstate

@@ -146,7 +146,7 @@ func (p *plan) rows(ph phase, b0, b1 int) (lo, hi int) {
 // tile's rows.
 func perceive[F gates.Float](p *plan, t *tileScratch[F], coeffs [][]F, fm []F, lo, hi, upto int) (nb []F, ys [][]F) {
 	nb = t.nb[:NeighbourhoodSize*(hi-lo)]
-	gatherRows(nb, fm, p.sources, p.g, lo, hi)
+	gatherRows(nb, fm, p.runs, p.g, lo, hi)
 	in := nb
 	ys = make([][]F, upto)
 	for i := range upto {
