@@ -116,18 +116,27 @@ func AddNeighbourhoodGrad[F gates.Float](dstate, dnb []F, g Grid) {
 // [cells, C] the gradient was read a row of cells apart. Each element
 // still sums its terms in increasing n, so the bits are the same.
 func addNeighbourhoodGrad[F gates.Float](dfm, dnb []F, runs [][]run, g Grid) {
+	addNeighbourhoodGradChannels(dfm, dnb, runs, g, 0, g.Channels)
+}
+
+// addNeighbourhoodGradChannels is addNeighbourhoodGrad on the channels
+// [c0, c1) only: the channels are independent, so the step spreads them
+// over its workers.
+func addNeighbourhoodGradChannels[F gates.Float](dfm, dnb []F, runs [][]run, g Grid, c0, c1 int) {
 	c, cells := g.Channels, g.Cells()
-	for n := range NeighbourhoodSize {
-		// The cells that see a run of cells at position n are those that
-		// run sees at the opposite position, 8 - n.
-		for ch := range c {
-			ds, d := dfm[ch*cells:(ch+1)*cells], dnb[(n*c+ch)*cells:(n*c+ch+1)*cells]
+	for ch := c0; ch < c1; ch++ {
+		ds := dfm[ch*cells : (ch+1)*cells]
+		for n := range NeighbourhoodSize {
+			// The cells that see a run of cells at position n are those
+			// that run sees at the opposite position, 8 - n.
+			d := dnb[(n*c+ch)*cells : (n*c+ch+1)*cells]
 			for _, ru := range runs[NeighbourhoodSize-1-n] {
 				if ru.src < 0 {
 					continue
 				}
-				for i, v := range d[ru.src : ru.src+ru.n] {
-					ds[ru.cell+i] += v
+				to, from := ds[ru.cell:ru.cell+ru.n], d[ru.src:ru.src+ru.n]
+				for i := range to {
+					to[i] += from[i]
 				}
 			}
 		}

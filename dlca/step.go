@@ -6,6 +6,7 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/gates"
+	"github.com/dlca/dlca/internal/parallel"
 	"github.com/dlca/dlca/jaxrand"
 )
 
@@ -108,7 +109,7 @@ func (op *stepOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *a
 	}
 	s.dnb = grow(s.dnb, NeighbourhoodSize*p.g.Len())
 	backwardPerception(p, s, coeffs, s.transposed(data[F](in[0]), cells, c), duin, s.dnb, partial)
-	addNeighbourhoodGrad(s.dfm, s.dnb, p.runs, p.g)
+	parallel.For(c, p.workers, func(_, c0, c1 int) { addNeighbourhoodGradChannels(s.dfm, s.dnb, p.runs, p.g, c0, c1) })
 	gates.Transpose(ds, s.dfm, c, cells)
 	grads := make([]*autograd.Tensor, len(in))
 	grads[0] = dstate
