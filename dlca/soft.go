@@ -83,8 +83,9 @@ type fmLayer struct {
 	d gates.Dims
 }
 
-func newPlan(m *Model, g Grid) *plan {
-	p := &plan{m: m, g: g, runs: g.runs()}
+// newPlan returns the plan of m's steps on g, whose runs are g.runs().
+func newPlan(m *Model, g Grid, runs [][]run) *plan {
+	p := &plan{m: m, g: g, runs: runs}
 	n, c := g.Cells(), m.Config.Channels
 	for i, l := range m.Perception {
 		p.layers = append(p.layers, fmLayer{l.Wiring, gates.Dims{Rows: n * c, Groups: l.Groups, In: l.In, Out: l.Out, SharedInput: i == 0}})

@@ -165,9 +165,23 @@ func (op *stepOp[F]) buffer(n int, busy []F) []F {
 // must not be shared by two rollouts whose graphs are alive at once: the
 // second overwrites what the first needs for its backward pass.
 type Workspace struct {
-	key     Grid
-	steps   []any // *activations[F] per step
-	scratch any   // *stepScratch[F]
+	key      Grid
+	steps    []any // *activations[F] per step
+	scratch  any   // *stepScratch[F]
+	runs     [][]run
+	runsGrid Grid // the grid of runs
+}
+
+// runsOf returns g.runs(), computed once per grid when w is not nil (the
+// engine's recomputing backward pass runs a rollout per step).
+func (w *Workspace) runsOf(g Grid) [][]run {
+	if w == nil {
+		return g.runs()
+	}
+	if w.runs == nil || w.runsGrid != g {
+		w.runs, w.runsGrid = g.runs(), g
+	}
+	return w.runs
 }
 
 func (w *Workspace) step(t int, p *plan) any {
@@ -252,7 +266,7 @@ func (m *Model) rollout(state *autograd.Tensor, steps int, opt RolloutOptions, f
 	if state.DType() != m.DType() {
 		panic(fmt.Sprintf("dlca: Rollout: %v state for a %v model", state.DType(), m.DType()))
 	}
-	p := newPlan(m, g)
+	p := newPlan(m, g, opt.Workspace.runsOf(g))
 	p.workers = opt.Workers
 	coeffs := opt.Coefficients
 	if coeffs == nil {
