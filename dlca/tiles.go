@@ -139,11 +139,11 @@ func (p *plan) rows(ph phase, b0, b1 int) (lo, hi int) {
 }
 
 // perceive runs a tile's rows [lo, hi) of fm, the state feature-major
-// ([C][cells]), through the perception
-// layers into t (upto layers: the last one's output is what the update
-// network reads, and its backward pass needs only the others). It returns
-// the tile's neighbourhoods and every layer's output, each trimmed to the
-// tile's rows.
+// ([C][cells]), through the first upto perception layers into t (all of
+// them for the update network's input; all but the last for the backward
+// pass, which needs only their inputs). It returns the tile's
+// neighbourhoods and those layers' outputs, each trimmed to the tile's
+// rows.
 func perceive[F gates.Float](p *plan, t *tileScratch[F], coeffs [][]F, fm []F, lo, hi, upto int) (nb []F, ys [][]F) {
 	nb = t.nb[:NeighbourhoodSize*(hi-lo)]
 	gatherRows(nb, fm, p.runs, p.g, lo, hi)
@@ -219,10 +219,10 @@ func backwardPerception[F gates.Float](p *plan, s *stepScratch[F], coeffs [][]F,
 func forwardUpdate[F gates.Float](p *plan, act *activations[F], coeffs [][]F) {
 	_, update := p.phases()
 	p.forTiles(update, func(_, b0, b1 int) {
+		lo, hi := p.rows(update, b0, b1)
 		in := act.uin
 		for i := update.from; i < update.to; i++ {
 			l := p.layers[i]
-			lo, hi := p.rows(update, b0, b1)
 			gates.ForwardSoftFMRows(act.layers[i-update.from], in, coeffs[i], l.w, l.d, lo, hi)
 			in = act.layers[i-update.from]
 		}
