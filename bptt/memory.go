@@ -16,8 +16,9 @@ import (
 // MemoryEstimate is the memory a CPU training run adds to its process at
 // its peak, in bytes, computed from the shapes alone before anything is
 // allocated. The activations dominate: what one step keeps for the backward
-// pass (dlca's fused step, feature-major: the neighbourhoods, every layer's
-// outputs and the update network's input), times the steps kept at once.
+// pass (dlca's fused step, feature-major: the update network's input and
+// every update layer's output; the perception's it recomputes tile by
+// tile), times the steps kept at once.
 type MemoryEstimate struct {
 	StepBytes  int64 // activations of one step
 	KeptSteps  int   // steps whose activations are alive at once
@@ -25,7 +26,8 @@ type MemoryEstimate struct {
 	KeptStates int   // states alive at once
 	ParamBytes int64 // logits, their gradients, AdamW's two moments, coefficients
 	// ScratchBytes are the backward pass's two gradient buffers, each as
-	// large as the largest activation array of a step.
+	// large as the largest array a step keeps, the neighbourhoods'
+	// gradient, and each worker's buffers for the perception's tiles.
 	ScratchBytes int64
 	Live         int64 // the sum of the above: the live heap at the peak
 	// GCBytes is the garbage collector's headroom over the live heap,
@@ -87,24 +89,36 @@ func estimateStep(s Setup, height, width int) MemoryEstimate {
 	// command line saturate instead of overflowing into small numbers.
 	cells := float64(s.Batch) * float64(height) * float64(width)
 	c := float64(cfg.Channels)
+	// A step keeps the update network's input and every update layer's
+	// output; the backward pass's two gradient buffers serve those
+	// arrays in turn. The perception's arrays live in each worker's tile
+	// buffers, over a tile's rows at a time, and the backward
+	// pass adds the neighbourhoods' gradient (9 per state value).
 	var step, largest, params float64
 	add := func(n float64) {
 		step += n
 		largest = max(largest, n)
 	}
-	add(cells * c * dlca.NeighbourhoodSize)
 	add(cells * float64(cfg.UpdateInputs()))
-	for _, l := range s.Model.Perception {
-		add(float64(l.Groups*l.Out) * cells * c)
-		params += float64(l.Groups * l.Out)
-	}
 	for _, l := range s.Model.Update {
 		add(float64(l.Out) * cells)
 		params += float64(l.Out)
 	}
+	// NOTE: the grid's rows as an int (saturated) only to ask for the
+	// tiles' shape, which is at most 8 blocks whatever the grid.
+	rows, workers := dlca.TileShape(int(min(cells*c, math.MaxInt32)), 0)
+	tileRows := float64(rows)
+	tile, tileLargest := float64(dlca.NeighbourhoodSize)*tileRows, float64(dlca.NeighbourhoodSize)*tileRows
+	for _, l := range s.Model.Perception {
+		n := float64(l.Groups*l.Out) * tileRows
+		tile += n
+		tileLargest = max(tileLargest, n)
+		params += float64(l.Groups * l.Out)
+	}
+	scratch := 2*largest + cells*c*dlca.NeighbourhoodSize + float64(workers)*(tile+2*tileLargest)
 	// Logits, gradient, two moments (16 values per gate each), and the
 	// coefficients (4) with their softmax probabilities (16).
-	return MemoryEstimate{StepBytes: saturate(step * elem), StateBytes: saturate(cells * c * elem), ParamBytes: saturate(params * (4*16 + 4 + 16) * elem), ScratchBytes: saturate(2 * largest * elem)}
+	return MemoryEstimate{StepBytes: saturate(step * elem), StateBytes: saturate(cells * c * elem), ParamBytes: saturate(params * (4*16 + 4 + 16) * elem), ScratchBytes: saturate(scratch * elem)}
 }
 
 // EstimateRollout estimates the memory a soft rollout of m without

@@ -8,10 +8,13 @@ import (
 // CacheStepBytes is the most activations one step may keep for the CPU
 // engine to recompute step by step by itself (Setup.Segment). Measured on
 // the reference machine (32 MiB of L3; docs/perf/dlca.md): the
-// checkerboard's steps, 10 MiB each, train 15-20% faster recomputed one at
-// a time than kept, since the backward pass then reads a step's
-// activations from the cache instead of memory, which more than pays for
-// the second forward pass; the lizard's, 21 MiB, 5-10% slower.
+// checkerboard's steps, 6 MiB each (10 MiB when they kept the
+// perception's too), train 15-20% faster recomputed one at a time than
+// kept, since the backward pass then reads a step's activations from the
+// cache instead of memory, which more than pays for the second forward
+// pass; the lizard's, 8 MiB, train as fast either way, recomputed in a
+// sixth of the memory. Steps of 21 MiB (the lizard's, perception
+// included) trained 5-10% slower recomputed.
 const CacheStepBytes = 16 << 20
 
 // Segment returns the segment length, in steps, of the CPU engine's

@@ -57,25 +57,38 @@ func offset(n int) (dy, dx int) { return n/3 - 1, n%3 - 1 }
 // it too. It panics if the lengths disagree with g.
 func GatherNeighbourhood[F gates.Float](nb, state []F, g Grid) {
 	g.checkLens("GatherNeighbourhood", len(nb), len(state))
-	gatherRows(nb, state, g.sources(), g, 0, g.Len())
+	fm := make([]F, len(state))
+	gates.Transpose(fm, state, g.Cells(), g.Channels)
+	gatherRows(nb, fm, g.runs(), g, 0, g.Len())
 }
 
-// gatherRows is GatherNeighbourhood on the rows [lo, hi) of nb only (row
-// ch*cells + cell is channel ch of a cell), src being g.sources(): the
-// fused step gathers each tile's rows as the tile starts.
-func gatherRows[F gates.Float](nb, state []F, src []int32, g Grid, lo, hi int) {
-	c, cells, rows := g.Channels, g.Cells(), g.Len()
+// gatherRows is GatherNeighbourhood on the rows [lo, hi) only (row
+// ch*cells + cell is channel ch of a cell), from the state transposed,
+// fm ([C][cells]), runs being g.runs(): it writes nb [9][hi-lo], the
+// neighbourhoods of those rows. The fused step gathers each tile's rows as
+// the tile starts.
+//
+// NOTE: a row of cells sees a row of cells, so the gather is a few
+// copies per row of the grid (runs); cell by cell, from [cells, C], each
+// read was a cache line of its own (128 channels apart on the lizard),
+// and the gather took 9% of an iteration.
+func gatherRows[F gates.Float](nb, fm []F, runs [][]run, g Grid, lo, hi int) {
+	cells, rows := g.Cells(), hi-lo
 	for n := range NeighbourhoodSize {
-		seen := src[n*cells : (n+1)*cells]
 		out := nb[n*rows : (n+1)*rows]
 		for r := lo; r < hi; {
 			ch, first := r/cells, r%cells
 			last := min(cells, first+hi-r) // the rest of the tile in this channel
-			for cell, s := range seen[first:last] {
-				if s < 0 {
-					out[r+cell] = 0
-				} else {
-					out[r+cell] = state[int(s)*c+ch]
+			o, st := out[r-lo:r-lo+last-first], fm[ch*cells:(ch+1)*cells]
+			for _, ru := range runs[n] {
+				a, b := max(first, ru.cell), min(last, ru.cell+ru.n)
+				switch {
+				case a >= b:
+					continue
+				case ru.src < 0:
+					clear(o[a-first : b-first])
+				default:
+					copy(o[a-first:b-first], st[ru.src+a-ru.cell:])
 				}
 			}
 			r += last - first
@@ -90,26 +103,70 @@ func gatherRows[F gates.Float](nb, state []F, src []int32, g Grid, lo, hi int) {
 // panics if the lengths disagree with g.
 func AddNeighbourhoodGrad[F gates.Float](dstate, dnb []F, g Grid) {
 	g.checkLens("AddNeighbourhoodGrad", len(dnb), len(dstate))
-	addNeighbourhoodGrad(dstate, dnb, g.sources(), g)
+	fm := make([]F, len(dstate))
+	gates.Transpose(fm, dstate, g.Cells(), g.Channels)
+	addNeighbourhoodGrad(fm, dnb, g.runs(), g)
+	gates.Transpose(dstate, fm, g.Channels, g.Cells())
 }
 
-// addNeighbourhoodGrad is AddNeighbourhoodGrad with src = g.sources().
-func addNeighbourhoodGrad[F gates.Float](dstate, dnb []F, src []int32, g Grid) {
+// addNeighbourhoodGrad is AddNeighbourhoodGrad with runs = g.runs() on
+// the state's gradient transposed, dfm ([C][cells]).
+//
+// NOTE: feature-major, a run of cells adds a run of gradients; on
+// [cells, C] the gradient was read a row of cells apart. Each element
+// still sums its terms in increasing n, so the bits are the same.
+func addNeighbourhoodGrad[F gates.Float](dfm, dnb []F, runs [][]run, g Grid) {
+	addNeighbourhoodGradChannels(dfm, dnb, runs, g, 0, g.Channels)
+}
+
+// addNeighbourhoodGradChannels is addNeighbourhoodGrad on the channels
+// [c0, c1) only: the channels are independent, so the step spreads them
+// over its workers.
+func addNeighbourhoodGradChannels[F gates.Float](dfm, dnb []F, runs [][]run, g Grid, c0, c1 int) {
 	c, cells := g.Channels, g.Cells()
-	for n := range NeighbourhoodSize {
-		// The cell that sees a cell at position n is the one that cell
-		// sees at the opposite position, 8 - n.
-		viewers := src[(NeighbourhoodSize-1-n)*cells : (NeighbourhoodSize-n)*cells]
-		for cell, v := range viewers {
-			if v < 0 {
-				continue
-			}
-			ds := dstate[cell*c : (cell+1)*c]
-			for ch := range ds {
-				ds[ch] += dnb[(n*c+ch)*cells+int(v)]
+	for ch := c0; ch < c1; ch++ {
+		ds := dfm[ch*cells : (ch+1)*cells]
+		for n := range NeighbourhoodSize {
+			// The cells that see a run of cells at position n are those
+			// that run sees at the opposite position, 8 - n.
+			d := dnb[(n*c+ch)*cells : (n*c+ch+1)*cells]
+			for _, ru := range runs[NeighbourhoodSize-1-n] {
+				if ru.src < 0 {
+					continue
+				}
+				to, from := ds[ru.cell:ru.cell+ru.n], d[ru.src:ru.src+ru.n]
+				for i := range to {
+					to[i] += from[i]
+				}
 			}
 		}
 	}
+}
+
+// run is a run of n cells of the batch, from cell on, that see at some
+// position the n cells from src on, or nothing (zeros) when src < 0.
+type run struct{ cell, src, n int }
+
+// runs returns, for every position n, the runs of cells that cover the
+// batch in order: g.sources() in pieces.
+func (g Grid) runs() [][]run {
+	src, cells := g.sources(), g.Cells()
+	runs := make([][]run, NeighbourhoodSize)
+	for n := range runs {
+		seen := src[n*cells : (n+1)*cells]
+		for cell, s := range seen {
+			last := len(runs[n]) - 1
+			if cell > 0 {
+				prev := runs[n][last]
+				if s < 0 && prev.src < 0 || s >= 0 && prev.src >= 0 && int(s) == prev.src+prev.n {
+					runs[n][last].n++
+					continue
+				}
+			}
+			runs[n] = append(runs[n], run{cell: cell, src: int(s), n: 1})
+		}
+	}
+	return runs
 }
 
 // sources returns, for every position n and cell of the batch, the cell

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/gates"
+	"github.com/dlca/dlca/internal/parallel"
 	"github.com/dlca/dlca/jaxrand"
 )
 
@@ -13,7 +14,8 @@ import (
 // update, optional fire mask) fused into a single autograd op. Its inputs are
 // the state followed by every layer's coefficients (coeffOp's outputs); its
 // backward pass runs the gates package's kernels over the activations it
-// kept. Both passes run each phase's layers tile by tile (tiles.go).
+// kept (the update network's input and outputs; the perception's it
+// recomputes). Both passes run each phase's layers tile by tile (tiles.go).
 type stepOp[F gates.Float] struct {
 	p       *plan
 	act     *activations[F]
@@ -21,13 +23,26 @@ type stepOp[F gates.Float] struct {
 	fire    []bool          // per cell; nil in a synchronous step
 }
 
-// stepScratch is what a step's backward pass writes and forgets: two
-// gradient buffers that serve every layer in turn, the gradient of the
-// update network's output, and the layers' per-block sums.
+// stepScratch is what a step's passes write and forget: the state and its
+// gradient feature-major ([C][cells]), two gradient buffers that serve
+// every update layer in turn, the gradient of the update network's
+// output, that of the neighbourhoods, the layers' per-block sums, and each
+// worker's buffers for the perception tiles.
 type stepScratch[F gates.Float] struct {
+	fm, dfm []F
 	grad    [2][]F
 	out     []F
+	dnb     []F
 	partial [][]float64
+	tiles   []*tileScratch[F]
+}
+
+// transposed returns state ([cells, C]) feature-major, [C][cells], in
+// s.fm.
+func (s *stepScratch[F]) transposed(state []F, cells, c int) []F {
+	s.fm = grow(s.fm, len(state))
+	gates.Transpose(s.fm, state, cells, c)
+	return s.fm
 }
 
 func (op *stepOp[F]) Name() string { return "dlca.Step" }
@@ -38,13 +53,12 @@ func (op *stepOp[F]) Forward(in []*autograd.Tensor) *autograd.Tensor {
 	cells, c := p.g.Cells(), cfg.Channels
 	state := data[F](in[0])
 	coeffs := coefficientData[F](in[1:])
-	percep, update := p.phases()
-	// Each perception tile gathers its own rows of the neighbourhoods.
-	forwardPhase(p, a, coeffs, percep, a.nb, func(lo, hi int) { gatherRows(a.nb, state, p.sources, p.g, lo, hi) })
-	AssembleUpdateInput(a.uin, state, a.layers[percep.to-1], cells, c, cfg.Kernels, cfg.PerceptionBits())
-	forwardPhase(p, a, coeffs, update, a.uin, nil)
+	fm := op.scratch.transposed(state, cells, c)
+	forwardPerception(p, op.scratch, coeffs, fm, a.uin)
+	copy(a.uin[:c*cells], fm) // the own channels
+	forwardUpdate(p, a, coeffs)
 	out := autograd.Zeros(in[0].DType(), in[0].Shape()...)
-	SelectFired(data[F](out), state, a.layers[update.to-1], op.fire, cells, c)
+	SelectFired(data[F](out), state, a.layers[len(a.layers)-1], op.fire, cells, c)
 	return out
 }
 
@@ -55,13 +69,13 @@ func (op *stepOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *a
 	dstate := autograd.ZerosLike(in[0])
 	ds := data[F](dstate)
 	coeffs := coefficientData[F](in[1:])
-	percep, update := p.phases()
+	_, update := p.phases()
 	// g is the gradient of the last layer's output [C][cells]; a cell that
 	// did not fire passed its state through unchanged instead.
 	s.out = grow(s.out, c*cells)
 	SplitFiredGrad(s.out, ds, data[F](grad), op.fire, cells, c)
-	// Every layer's input, output gradient and input gradient, the
-	// gradients taking turns in the two buffers (each phase's tiles then
+	// Every update layer's input, output gradient and input gradient, the
+	// gradients taking turns in the two buffers (the phase's tiles then
 	// run all its layers without waiting for one another).
 	n := len(p.layers)
 	xs, gs, dxs := make([][]F, n), make([][]F, n), make([][]F, n)
@@ -69,32 +83,34 @@ func (op *stepOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *a
 		s.partial = make([][]float64, n)
 	}
 	partial := make([][]float64, n)
-	g := s.out
-	var dpercep []F
-	for i := n - 1; i >= 0; i-- {
-		switch {
-		case i == 0:
-			xs[i] = a.nb
-		case i == update.from:
-			xs[i] = a.uin
-		default:
-			xs[i] = a.layers[i-1]
-		}
-		gs[i], dxs[i] = g, op.buffer(len(xs[i]), g)
-		g = dxs[i]
-		if i == update.from {
-			dpercep = op.buffer(len(a.layers[percep.to-1]), g)
-			g = dpercep
-		}
+	for i := range n {
 		if in[1+i].RequiresGrad() {
 			s.partial[i] = grow(s.partial[i], p.layers[i].d.PartialLen())
 			partial[i] = s.partial[i]
 		}
 	}
-	backwardPhase(p, update, dxs, gs, xs, coeffs, partial)
-	SplitUpdateInputGrad(ds, dpercep, dxs[update.from], cells, c, cfg.Kernels, cfg.PerceptionBits())
-	backwardPhase(p, percep, dxs, gs, xs, coeffs, partial)
-	addNeighbourhoodGrad(ds, dxs[0], p.sources, p.g)
+	g := s.out
+	for i := update.to - 1; i >= update.from; i-- {
+		xs[i] = a.uin
+		if i > update.from {
+			xs[i] = a.layers[i-1-update.from]
+		}
+		gs[i], dxs[i] = g, op.buffer(len(xs[i]), g)
+		g = dxs[i]
+	}
+	backwardUpdate(p, dxs, gs, xs, coeffs, partial)
+	// The state's gradient, feature-major like everything it adds up,
+	// takes the own channels' and the neighbourhoods' gradients.
+	s.dfm = grow(s.dfm, len(ds))
+	gates.Transpose(s.dfm, ds, cells, c)
+	duin := dxs[update.from]
+	for i, v := range duin[:c*cells] {
+		s.dfm[i] += v
+	}
+	s.dnb = grow(s.dnb, NeighbourhoodSize*p.g.Len())
+	backwardPerception(p, s, coeffs, s.transposed(data[F](in[0]), cells, c), duin, s.dnb, partial)
+	parallel.For(c, p.workers, func(_, c0, c1 int) { addNeighbourhoodGradChannels(s.dfm, s.dnb, p.runs, p.g, c0, c1) })
+	gates.Transpose(ds, s.dfm, c, cells)
 	grads := make([]*autograd.Tensor, len(in))
 	grads[0] = dstate
 	for i, pt := range partial {
@@ -149,9 +165,23 @@ func (op *stepOp[F]) buffer(n int, busy []F) []F {
 // must not be shared by two rollouts whose graphs are alive at once: the
 // second overwrites what the first needs for its backward pass.
 type Workspace struct {
-	key     Grid
-	steps   []any // *activations[F] per step
-	scratch any   // *stepScratch[F]
+	key      Grid
+	steps    []any // *activations[F] per step
+	scratch  any   // *stepScratch[F]
+	runs     [][]run
+	runsGrid Grid // the grid of runs
+}
+
+// runsOf returns g.runs(), computed once per grid when w is not nil (the
+// engine's recomputing backward pass runs a rollout per step).
+func (w *Workspace) runsOf(g Grid) [][]run {
+	if w == nil {
+		return g.runs()
+	}
+	if w.runs == nil || w.runsGrid != g {
+		w.runs, w.runsGrid = g.runs(), g
+	}
+	return w.runs
 }
 
 func (w *Workspace) step(t int, p *plan) any {
@@ -236,7 +266,7 @@ func (m *Model) rollout(state *autograd.Tensor, steps int, opt RolloutOptions, f
 	if state.DType() != m.DType() {
 		panic(fmt.Sprintf("dlca: Rollout: %v state for a %v model", state.DType(), m.DType()))
 	}
-	p := newPlan(m, g)
+	p := newPlan(m, g, opt.Workspace.runsOf(g))
 	p.workers = opt.Workers
 	coeffs := opt.Coefficients
 	if coeffs == nil {
