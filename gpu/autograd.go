@@ -120,7 +120,7 @@ func (a *AutogradDevice) Close() {
 	}
 	a.submit()
 	a.rec.release()
-	a.pool.release()
+	a.pool.release(a.d)
 	a.err = ErrClosed
 	if a.own {
 		a.d.Close()
@@ -171,9 +171,8 @@ func (a *AutogradDevice) Alloc(dtype autograd.DType, n int) autograd.Storage {
 		return s
 	}
 	size := (uint64(max(n, 1))*4 + storageAlign - 1) / storageAlign * storageAlign
-	if limit := min(a.d.Limits.MaxBufferSize, a.d.Limits.MaxStorageBufferBindingSize); size > limit {
-		a.fail(fmt.Errorf("gpu: a tensor of %d elements (%d MiB) is over the device's limit of %d MiB per buffer (use smaller batches or layers, or the CPU)",
-			n, size>>20, limit>>20))
+	if err := a.d.checkSize(fmt.Sprintf("%s of %d elements", tensorWhat, n), size, tensorHint); err != nil {
+		a.fail(err)
 		return s
 	}
 	buf, err := a.take(size)
