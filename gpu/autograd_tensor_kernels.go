@@ -40,23 +40,7 @@ func (r deviceOps) DispatchGroups(shader string, workgroups int, params any, buf
 func (r deviceOps) device() *Device { return r.a.d }
 
 // Clear records zeroing b.
-func (r deviceOps) Clear(b *Buffer) {
-	a := r.a
-	if a.err != nil || b.buf == nil {
-		return
-	}
-	if a.rec.enc == nil {
-		enc, err := a.d.dev.CreateCommandEncoder(nil)
-		if err != nil {
-			a.fail(err)
-			return
-		}
-		a.rec.enc = enc
-	}
-	if err := a.rec.enc.ClearBuffer(b.buf, 0, wgpu.WholeSize); err != nil {
-		a.fail(err)
-	}
-}
+func (r deviceOps) Clear(b *Buffer) { r.a.clear(b) }
 
 // ops returns the tensor kernels recorded into a's work.
 func (a *AutogradDevice) ops() Ops { return Ops{deviceOps{a}} }
