@@ -63,16 +63,14 @@ func (a *AutogradDevice) buf(t *autograd.Tensor) *Buffer {
 // caller drops it and the work reading it is submitted.
 func (a *AutogradDevice) scratch(n int) (autograd.Storage, *Buffer) {
 	s := a.Alloc(autograd.Float32, n).(*storage)
-	return s, &Buffer{Label: "autograd scratch", N: n, buf: s.buf}
+	return s, s.buffer()
 }
 
 // upload returns pooled storage holding data, and its Buffer.
 func (a *AutogradDevice) upload(data []uint32) (autograd.Storage, *Buffer) {
 	s, b := a.scratch(len(data))
 	if b.buf != nil && len(data) > 0 {
-		if err := a.d.queue.WriteBuffer(b.buf, 0, wgpu.ToBytes(data)); err != nil {
-			a.fail(err)
-		}
+		a.run(Write(a.d, b, data))
 	}
 	return s, b
 }
