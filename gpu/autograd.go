@@ -120,7 +120,7 @@ func (a *AutogradDevice) Close() {
 	}
 	a.submit()
 	a.rec.release()
-	a.pool.release()
+	a.pool.release(a.d)
 	a.err = ErrClosed
 	if a.own {
 		a.d.Close()
@@ -156,6 +156,10 @@ type storage struct {
 // Len returns the number of elements.
 func (s *storage) Len() int { return s.n }
 
+// buffer returns s as a Buffer for the kernels, uploads and reads, a view
+// that owns nothing (the pool does).
+func (s *storage) buffer() *Buffer { return &Buffer{Label: "autograd tensor", N: s.n, buf: s.buf} }
+
 // storageAlign rounds buffer sizes up so that nearby sizes share the pool.
 const storageAlign = 256
 
@@ -171,9 +175,8 @@ func (a *AutogradDevice) Alloc(dtype autograd.DType, n int) autograd.Storage {
 		return s
 	}
 	size := (uint64(max(n, 1))*4 + storageAlign - 1) / storageAlign * storageAlign
-	if limit := min(a.d.Limits.MaxBufferSize, a.d.Limits.MaxStorageBufferBindingSize); size > limit {
-		a.fail(fmt.Errorf("gpu: a tensor of %d elements (%d MiB) is over the device's limit of %d MiB per buffer (use smaller batches or layers, or the CPU)",
-			n, size>>20, limit>>20))
+	if err := a.d.checkSize(fmt.Sprintf("%s of %d elements", tensorWhat, n), size, tensorHint); err != nil {
+		a.fail(err)
 		return s
 	}
 	buf, err := a.take(size)
@@ -205,8 +208,8 @@ func (a *AutogradDevice) Upload(src *autograd.Tensor) autograd.Storage {
 	// NOTE: the buffer came from the pool, so no recorded work refers to
 	// it: the write, which the queue runs before the next submission,
 	// cannot overtake a read of its previous contents.
-	if err := a.d.queue.WriteBuffer(s.buf, 0, wgpu.ToBytes(src.Data32())); err != nil {
-		a.fail(fmt.Errorf("gpu: uploading a tensor of shape %v: %v", src.Shape(), err))
+	if err := Write(a.d, s.buffer(), src.Data32()); err != nil {
+		a.fail(fmt.Errorf("gpu: uploading a tensor of shape %v: %w", src.Shape(), err))
 	}
 	return s
 }
@@ -222,7 +225,7 @@ func (a *AutogradDevice) Download(dst *autograd.Tensor, src autograd.Storage) er
 	if s.n == 0 {
 		return nil
 	}
-	data, err := Read[float32](a.d, &Buffer{Label: "autograd tensor", N: s.n, buf: s.buf}, s.n)
+	data, err := Read[float32](a.d, s.buffer(), s.n)
 	if err != nil {
 		a.fail(err)
 		return err

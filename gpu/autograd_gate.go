@@ -27,17 +27,13 @@ type gateLayer struct {
 // coefficients of logits, and transposes x to [inputs][rows].
 func (a *AutogradDevice) gateLayer(x, logits *autograd.Tensor, w gates.Wiring, d gates.Dims) *gateLayer {
 	gl := &gateLayer{l: &Layer{Name: "autograd", In: d.In, Out: d.Out, Groups: d.Groups}}
-	rev := gates.NewReverseIndex(w, d.In)
-	pairs := make([]uint32, 0, 2*w.Len())
-	for k := range w.A {
-		pairs = append(pairs, uint32(w.A[k]), uint32(w.B[k]))
-	}
+	ix := indexWiring(w, d.In)
 	var s autograd.Storage
-	s, gl.l.wiring = a.upload(pairs)
+	s, gl.l.wiring = a.upload(ix.pairs)
 	gl.keep = append(gl.keep, s)
-	s, gl.l.revStart = a.upload(toU32(rev.Start))
+	s, gl.l.revStart = a.upload(ix.start)
 	gl.keep = append(gl.keep, s)
-	s, gl.l.revSlot = a.upload(toU32(rev.Slot))
+	s, gl.l.revSlot = a.upload(ix.slots)
 	gl.keep = append(gl.keep, s)
 	n := d.Gates()
 	gl.g = &Gates{N: n, Logits: a.buf(logits)}

@@ -34,6 +34,12 @@ type loan struct {
 	size uint64
 }
 
+// tensorWhat and tensorHint name a tensor's buffer in allocation errors.
+const (
+	tensorWhat = "an autograd tensor"
+	tensorHint = "use smaller batches or layers, or the CPU"
+)
+
 // gcGarbage is the least device memory lent since the last collection
 // (beyond what was live after it) for which take runs the collector rather
 // than allocate: collections cost milliseconds, buffers are cheap.
@@ -70,7 +76,7 @@ func (a *AutogradDevice) take(size uint64) (*wgpu.Buffer, error) {
 			}
 		}
 	}
-	b, err := a.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: "autograd tensor", Size: size, Usage: storageUsage})
+	b, err := a.d.allocate(tensorWhat, size, tensorHint)
 	if err != nil {
 		// Out of device memory, perhaps: free every dead tensor's buffer
 		// (garbage of any size) and try once more.
@@ -81,9 +87,9 @@ func (a *AutogradDevice) take(size uint64) (*wgpu.Buffer, error) {
 		if b := p.takeFree(size); b != nil {
 			return b, nil
 		}
-		p.releaseFree()
-		if b, err = a.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: "autograd tensor", Size: size, Usage: storageUsage}); err != nil {
-			return nil, fmt.Errorf("gpu: allocating a tensor of %d bytes (with %d MiB of tensors live on the device): %v", size, p.inUse>>20, err)
+		p.releaseFree(a.d)
+		if b, err = a.d.allocate(tensorWhat, size, tensorHint); err != nil {
+			return nil, fmt.Errorf("%w (with %s of tensors live on the device)", err, mib(int64(p.inUse)))
 		}
 	}
 	p.reserved += size
@@ -138,26 +144,26 @@ func (p *pool) recycle() {
 	p.retired = p.retired[:0]
 }
 
-// releaseFree gives the free buffers back to the device.
-func (p *pool) releaseFree() {
+// releaseFree gives the free buffers back to d.
+func (p *pool) releaseFree(d *Device) {
 	for size, bufs := range p.free {
 		for _, b := range bufs {
-			b.Release()
+			d.free(b)
 			p.reserved -= size
 		}
 		delete(p.free, size)
 	}
 }
 
-// release frees every buffer: the device is closing.
-func (p *pool) release() {
+// release gives every buffer back to d: the autograd device is closing.
+func (p *pool) release(d *Device) {
 	for _, bufs := range p.free {
 		for _, b := range bufs {
-			b.Release()
+			d.free(b)
 		}
 	}
 	for _, l := range append(p.lent, p.retired...) {
-		l.buf.Release()
+		d.free(l.buf)
 	}
 	p.free, p.lent, p.retired = nil, nil, nil
 }

@@ -1,20 +1,18 @@
 package gpu
 
 import (
-	"bytes"
-	"encoding/binary"
 	"fmt"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
 
 // recorder holds the work an AutogradDevice has recorded and not yet
-// submitted: one command encoder, the bind groups its dispatches use, and
-// their uniform buffers, which return to a free list once submitted.
+// submitted: its commands (see command; their bind groups are released
+// once submitted) and their uniform buffers, which return to a free list
+// once submitted.
 type recorder struct {
-	enc      *wgpu.CommandEncoder
-	pending  int
-	groups   []*wgpu.BindGroup
+	cmds     []command
+	pending  int            // dispatches among cmds
 	used     []*wgpu.Buffer // uniforms of the recorded dispatches
 	uniforms []*wgpu.Buffer // free uniforms
 
@@ -51,40 +49,15 @@ func (a *AutogradDevice) dispatch(shader string, threads int, params any, bufs .
 }
 
 func (a *AutogradDevice) record(shader string, threads int, params any, bufs []*wgpu.Buffer) error {
-	pipe, err := a.d.pipeline(shader)
-	if err != nil {
-		return err
-	}
 	u, err := a.uniform(shader, params)
 	if err != nil {
 		return err
 	}
-	entries := []wgpu.BindGroupEntry{{Binding: 0, Buffer: u, Size: wgpu.WholeSize}}
-	for _, b := range bufs {
-		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(len(entries)), Buffer: b, Size: wgpu.WholeSize})
-	}
-	layout := pipe.GetBindGroupLayout(0)
-	defer layout.Release()
-	group, err := a.d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Label: shader, Layout: layout, Entries: entries})
+	c, err := a.d.newCommand(shader, ceilDiv(threads, workgroupSize), u, bufs)
 	if err != nil {
-		return fmt.Errorf("gpu: binding buffers for shaders/%s: %v", shader, err)
+		return err
 	}
-	a.rec.groups = append(a.rec.groups, group)
-	if a.rec.enc == nil {
-		if a.rec.enc, err = a.d.dev.CreateCommandEncoder(nil); err != nil {
-			return fmt.Errorf("gpu: command encoder: %v", err)
-		}
-	}
-	pass := a.rec.enc.BeginComputePass(nil)
-	pass.SetPipeline(pipe)
-	pass.SetBindGroup(0, group, nil)
-	groups := min((threads+workgroupSize-1)/workgroupSize, a.d.maxWorkgroups())
-	pass.DispatchWorkgroups(uint32(groups), 1, 1)
-	err = pass.End()
-	pass.Release() // before Finish, see wgpu-native issue 412
-	if err != nil {
-		return fmt.Errorf("gpu: compute pass of shaders/%s: %v", shader, err)
-	}
+	a.rec.cmds = append(a.rec.cmds, c)
 	a.rec.dispatches++
 	if a.rec.pending++; a.rec.pending >= maxPending {
 		a.submit()
@@ -92,16 +65,21 @@ func (a *AutogradDevice) record(shader string, threads int, params any, bufs []*
 	return nil
 }
 
+// clear records zeroing b.
+func (a *AutogradDevice) clear(b *Buffer) {
+	if a.failed() || b.buf == nil {
+		return
+	}
+	a.rec.cmds = append(a.rec.cmds, command{clear: b})
+}
+
 // uniform returns a uniform buffer holding params, from the free list when
 // it has one. The write reaches the buffer before the next submission, and
 // a free buffer is read by no recorded work, so reuse is safe.
 func (a *AutogradDevice) uniform(shader string, params any) (*wgpu.Buffer, error) {
-	var raw bytes.Buffer
-	if err := binary.Write(&raw, binary.LittleEndian, params); err != nil {
-		panic(fmt.Sprintf("gpu: params for %s are not a plain struct: %v", shader, err))
-	}
-	if raw.Len()%16 != 0 || raw.Len() > uniformSize {
-		panic(fmt.Sprintf("gpu: params for %s are %d bytes, want a multiple of 16 up to %d", shader, raw.Len(), uniformSize))
+	raw := encodeParams(shader, params)
+	if len(raw) > uniformSize {
+		panic(fmt.Sprintf("gpu: params for %s are %d bytes, over the %d of an autograd uniform", shader, len(raw), uniformSize))
 	}
 	var u *wgpu.Buffer
 	if n := len(a.rec.uniforms); n > 0 {
@@ -109,19 +87,12 @@ func (a *AutogradDevice) uniform(shader string, params any) (*wgpu.Buffer, error
 		a.rec.uniforms = a.rec.uniforms[:n-1]
 	} else {
 		var err error
-		u, err = a.d.dev.CreateBuffer(&wgpu.BufferDescriptor{
-			Label: "autograd params", Size: uniformSize,
-			Usage: wgpu.BufferUsageUniform | wgpu.BufferUsageCopyDst,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("gpu: uniform buffer for shaders/%s: %v", shader, err)
+		if u, err = a.d.newUniform("autograd", uniformSize); err != nil {
+			return nil, err
 		}
 	}
 	a.rec.used = append(a.rec.used, u)
-	if err := a.d.queue.WriteBuffer(u, 0, raw.Bytes()); err != nil {
-		return nil, fmt.Errorf("gpu: writing the params of shaders/%s: %v", shader, err)
-	}
-	return u, nil
+	return u, a.d.writeParams(u, shader, raw)
 }
 
 // submit submits the recorded work, if any, then recycles the uniforms and
@@ -135,22 +106,16 @@ func (a *AutogradDevice) submit() {
 		a.pool = pool{free: map[uint64][]*wgpu.Buffer{}}
 		return
 	}
-	if r.enc != nil {
-		cmd, err := r.enc.Finish(nil)
-		r.enc.Release()
-		r.enc = nil
-		if err != nil {
-			a.fail(fmt.Errorf("gpu: finishing the recorded work: %v", err))
+	if len(r.cmds) > 0 {
+		if err := a.d.submit(r.cmds); err != nil {
+			a.fail(fmt.Errorf("gpu: submitting the recorded work: %w", err))
 		} else {
-			a.d.queue.Submit(cmd)
-			cmd.Release()
 			r.submissions++
 		}
 	}
-	for _, g := range r.groups {
-		g.Release()
-	}
-	r.groups = r.groups[:0]
+	releaseGroups(r.cmds)
+	clear(r.cmds)
+	r.cmds = r.cmds[:0]
 	r.uniforms = append(r.uniforms, r.used...)
 	r.used = r.used[:0]
 	r.pending = 0

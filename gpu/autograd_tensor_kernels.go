@@ -40,23 +40,7 @@ func (r deviceOps) DispatchGroups(shader string, workgroups int, params any, buf
 func (r deviceOps) device() *Device { return r.a.d }
 
 // Clear records zeroing b.
-func (r deviceOps) Clear(b *Buffer) {
-	a := r.a
-	if a.err != nil || b.buf == nil {
-		return
-	}
-	if a.rec.enc == nil {
-		enc, err := a.d.dev.CreateCommandEncoder(nil)
-		if err != nil {
-			a.fail(err)
-			return
-		}
-		a.rec.enc = enc
-	}
-	if err := a.rec.enc.ClearBuffer(b.buf, 0, wgpu.WholeSize); err != nil {
-		a.fail(err)
-	}
-}
+func (r deviceOps) Clear(b *Buffer) { r.a.clear(b) }
 
 // ops returns the tensor kernels recorded into a's work.
 func (a *AutogradDevice) ops() Ops { return Ops{deviceOps{a}} }
@@ -79,16 +63,14 @@ func (a *AutogradDevice) buf(t *autograd.Tensor) *Buffer {
 // caller drops it and the work reading it is submitted.
 func (a *AutogradDevice) scratch(n int) (autograd.Storage, *Buffer) {
 	s := a.Alloc(autograd.Float32, n).(*storage)
-	return s, &Buffer{Label: "autograd scratch", N: n, buf: s.buf}
+	return s, s.buffer()
 }
 
 // upload returns pooled storage holding data, and its Buffer.
 func (a *AutogradDevice) upload(data []uint32) (autograd.Storage, *Buffer) {
 	s, b := a.scratch(len(data))
 	if b.buf != nil && len(data) > 0 {
-		if err := a.d.queue.WriteBuffer(b.buf, 0, wgpu.ToBytes(data)); err != nil {
-			a.fail(err)
-		}
+		a.run(Write(a.d, b, data))
 	}
 	return s, b
 }

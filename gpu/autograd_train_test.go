@@ -100,6 +100,29 @@ func TestAutogradTrainingMemoryIsFlat(t *testing.T) {
 	}
 }
 
+// TestAutogradPoolIsCountedByTheDevice holds the pool to the device's one
+// allocation path: what the pool reserves is what the device counts, and
+// Close gives it back.
+func TestAutogradPoolIsCountedByTheDevice(t *testing.T) {
+	d := testDevice(t)
+	before := d.Allocated()
+	a := d.Autograd()
+	defer a.Close()
+	x, err := randTensor(12, -1, 1, 300, 7).To(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := autograd.Sum(autograd.Mul(x, x), false)
+	toCPU(t, y)
+	if got := d.Allocated() - before; a.Reserved() == 0 || got != int64(a.Reserved()) {
+		t.Errorf("the device counts %d bytes for the pool, which reserved %d", got, a.Reserved())
+	}
+	a.Close()
+	if got := d.Allocated(); got != before {
+		t.Errorf("after Close the device holds %d bytes, %d before the autograd device", got, before)
+	}
+}
+
 // TestAutogradMoveModelAndOptimizer trains an MLP three Adam steps on the
 // CPU, moves it and its optimiser's state to the GPU (nn.To's recipe:
 // MoveTo on every parameter, then State and LoadState) and takes three

@@ -61,9 +61,11 @@
 // product), max_pool.wgsl, dropout_mask.wgsl (a counter-based stream the CPU
 // draws alike), and the gate layer's own kernels behind gates.DeviceKernels.
 // Backward rules are compositions of those ops, so the backward pass runs on
-// the device too. Ops are recorded into one command encoder and submitted when a
+// the device too. Ops are recorded as the engine's programs are (commands
+// of Device.newCommand, submitted by Device.submit) and submitted when a
 // value is read back or a step ends; tensor buffers come from a pool that
-// reclaims the buffers of unreachable tensors. The parity tests run every
+// reclaims the buffers of unreachable tensors and allocates, as the engine
+// does, through Device.allocate. The parity tests run every
 // op on both devices (checkParity) and hold the GPU to the CPU's results.
 //
 // # Errors

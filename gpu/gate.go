@@ -22,25 +22,36 @@ type Layer struct {
 // NewLayer uploads the wiring of a layer of groups x w.Len() gates reading in
 // inputs. It panics if w reads outside [0, in).
 func (d *Device) NewLayer(name string, in, groups int, w gates.Wiring, gateBase int) (*Layer, error) {
+	ix := indexWiring(w, in)
+	l := &Layer{Name: name, In: in, Out: w.Len(), Groups: groups, GateBase: gateBase}
+	var err error
+	if l.wiring, err = NewBufferFrom(d, name+" wiring", ix.pairs); err != nil {
+		return nil, err
+	}
+	if l.revStart, err = NewBufferFrom(d, name+" reverse start", ix.start); err != nil {
+		l.Release()
+		return nil, err
+	}
+	if l.revSlot, err = NewBufferFrom(d, name+" reverse slots", ix.slots); err != nil {
+		l.Release()
+		return nil, err
+	}
+	return l, nil
+}
+
+// wiringIndex is what a Layer's buffers hold: the wiring as (a, b) pairs
+// and its reverse index (gates.ReverseIndex), for the kernels.
+type wiringIndex struct{ pairs, start, slots []uint32 }
+
+// indexWiring returns the buffers' contents for wiring w reading in inputs
+// (the engine's layers and the autograd device's gate op).
+func indexWiring(w gates.Wiring, in int) wiringIndex {
 	rev := gates.NewReverseIndex(w, in)
 	pairs := make([]uint32, 0, 2*w.Len())
 	for k := range w.A {
 		pairs = append(pairs, uint32(w.A[k]), uint32(w.B[k]))
 	}
-	l := &Layer{Name: name, In: in, Out: w.Len(), Groups: groups, GateBase: gateBase}
-	var err error
-	if l.wiring, err = NewBufferFrom(d, name+" wiring", pairs); err != nil {
-		return nil, err
-	}
-	if l.revStart, err = NewBufferFrom(d, name+" reverse start", toU32(rev.Start)); err != nil {
-		l.Release()
-		return nil, err
-	}
-	if l.revSlot, err = NewBufferFrom(d, name+" reverse slots", toU32(rev.Slot)); err != nil {
-		l.Release()
-		return nil, err
-	}
-	return l, nil
+	return wiringIndex{pairs, toU32(rev.Start), toU32(rev.Slot)}
 }
 
 // Release frees the layer's buffers.

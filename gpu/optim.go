@@ -1,8 +1,6 @@
 package gpu
 
 import (
-	"bytes"
-	"encoding/binary"
 	"fmt"
 
 	"github.com/cogentcore/webgpu/wgpu"
@@ -67,14 +65,8 @@ func (o *AdamW) Advance(d *Device) error {
 		}
 		panic("gpu: AdamW.Advance before Program.AdamW recorded the step")
 	}
-	var raw bytes.Buffer
-	if err := binary.Write(&raw, binary.LittleEndian, adamParamsOf(o.N, o.Config.Update(o.T, true))); err != nil {
-		panic(fmt.Sprintf("gpu: AdamW params: %v", err))
-	}
-	if err := d.queue.WriteBuffer(o.uniform, 0, raw.Bytes()); err != nil {
-		return fmt.Errorf("gpu: writing AdamW's step constants: %v", err)
-	}
-	return nil
+	const shader = "autograd/adam.wgsl"
+	return d.writeParams(o.uniform, shader, encodeParams(shader, adamParamsOf(o.N, o.Config.Update(o.T, true))))
 }
 
 // AdamW records one step of o on params given grads: autograd/adam.wgsl,
