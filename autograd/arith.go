@@ -94,8 +94,8 @@ func extremum(op string, a, b *Tensor, sign float64) *Tensor {
 			}
 			return 1
 		}
-		shareA := mapBinary(op, a, b, share)
-		shareB := mapBinary(op, b, a, share)
+		shareA := mapBinary(op+"Share", a, b, share)
+		shareB := mapBinary(op+"Share", b, a, share)
 		return []*Tensor{sumTo(Mul(g, shareA), a.shape), sumTo(Mul(g, shareB), b.shape)}
 	})
 }
@@ -105,7 +105,7 @@ func Neg(t *Tensor) *Tensor { return MulScalar(t, -1) }
 
 // AddScalar returns t + s.
 func AddScalar(t *Tensor, s float64) *Tensor {
-	out := mapUnary(t, func(x float64) float64 { return x + s })
+	out := unaryOn("AddScalar", t, func(x float64) float64 { return x + s }, s)
 	return Record("AddScalar", out, []*Tensor{t}, func(g *Tensor) []*Tensor { return []*Tensor{g} })
 }
 
@@ -117,7 +117,7 @@ func RSubScalar(t *Tensor, s float64) *Tensor { return AddScalar(Neg(t), s) }
 
 // MulScalar returns t * s.
 func MulScalar(t *Tensor, s float64) *Tensor {
-	out := mapUnary(t, func(x float64) float64 { return x * s })
+	out := unaryOn("MulScalar", t, func(x float64) float64 { return x * s }, s)
 	return Record("MulScalar", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		return []*Tensor{MulScalar(g, s)}
 	})
@@ -125,7 +125,7 @@ func MulScalar(t *Tensor, s float64) *Tensor {
 
 // DivScalar returns t / s.
 func DivScalar(t *Tensor, s float64) *Tensor {
-	out := mapUnary(t, func(x float64) float64 { return x / s })
+	out := unaryOn("DivScalar", t, func(x float64) float64 { return x / s }, s)
 	return Record("DivScalar", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		return []*Tensor{DivScalar(g, s)}
 	})
@@ -133,7 +133,7 @@ func DivScalar(t *Tensor, s float64) *Tensor {
 
 // PowScalar returns t raised to the constant power p; d/dt = p·t^(p-1).
 func PowScalar(t *Tensor, p float64) *Tensor {
-	out := mapUnary(t, func(x float64) float64 { return math.Pow(x, p) })
+	out := unaryOn("PowScalar", t, func(x float64) float64 { return math.Pow(x, p) }, p)
 	return Record("PowScalar", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		if p == 0 {
 			return []*Tensor{ZerosLike(t)}
@@ -144,7 +144,7 @@ func PowScalar(t *Tensor, p float64) *Tensor {
 
 // Square returns t*t; d/dt = 2t.
 func Square(t *Tensor) *Tensor {
-	out := mapUnary(t, func(x float64) float64 { return x * x })
+	out := unaryOn("Square", t, func(x float64) float64 { return x * x })
 	return Record("Square", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		return []*Tensor{Mul(g, MulScalar(t, 2))}
 	})

@@ -40,14 +40,21 @@ func (t *Tensor) BackwardRetain(grad *Tensor) error {
 // torch.Tensor.backward: a seed of any shape, a retained graph, a recorded
 // (differentiable) backward pass. Gradients add into the Grad of every leaf
 // that requires one and of every tensor marked with RetainGrad; with
-// CreateGraph those gradients are themselves recorded.
+// CreateGraph those gradients are themselves recorded. On a device other
+// than the CPU the pass is recorded there, and the device's error, if it
+// has failed, is returned (see Device).
 func (t *Tensor) BackwardWithOptions(o BackwardOptions) error {
 	seed, err := seedOf("Backward", t, o.Grad)
 	if err != nil {
 		return err
 	}
-	_, err = runBackward(t, seed, nil, o)
-	return err
+	if _, err = runBackward(t, seed, nil, o); err != nil {
+		return err
+	}
+	if t.dev != nil {
+		return t.dev.Err()
+	}
+	return nil
 }
 
 // Grad returns the gradients of out with respect to each of inputs, as
@@ -88,10 +95,13 @@ func seedOf(op string, t, grad *Tensor) (*Tensor, error) {
 		if t.Len() != 1 {
 			return nil, fmt.Errorf("autograd: %s of a tensor of shape %v needs an explicit gradient (BackwardWith, or BackwardOptions.Grad)", op, t.shape)
 		}
+		if t.dev != nil {
+			return fullOn(t.dev, t.dtype, 1, t.shape), nil
+		}
 		return Full(t.dtype, 1, t.shape...), nil
 	}
-	if !sameShape(grad.shape, t.shape) || grad.dtype != t.dtype {
-		panic(fmt.Sprintf("autograd: %s: gradient %v %v for tensor %v %v", op, grad.shape, grad.dtype, t.shape, t.dtype))
+	if !sameShape(grad.shape, t.shape) || grad.dtype != t.dtype || grad.dev != t.dev {
+		panic(fmt.Sprintf("autograd: %s: gradient %v %v on %v for tensor %v %v on %v", op, grad.shape, grad.dtype, grad.Device(), t.shape, t.dtype, t.Device()))
 	}
 	return grad, nil
 }
@@ -226,6 +236,14 @@ func (p *pass) accumulate(x, g *Tensor) {
 	if !sameShape(g.shape, x.shape) {
 		panic(fmt.Sprintf("autograd: backward produced a gradient of shape %v for an input of shape %v", g.shape, x.shape))
 	}
+	if g.dev != x.dev {
+		if x.dev != nil || len(x.shape) != 0 {
+			panic(fmt.Sprintf("autograd: backward produced a gradient on %v for an input on %v", g.Device(), x.Device()))
+		}
+		// A 0-D CPU tensor used as a constant in an op on a device (see
+		// deviceOf) gets its gradient back on the CPU.
+		g = mustTo(g, CPU)
+	}
 	switch j, stop := p.stops[x]; {
 	case x.node != nil:
 		i := p.index[x]
@@ -310,6 +328,9 @@ func topoOrder(root *Tensor, stops map[*Tensor]int) []*Tensor {
 func addInto(acc, g *Tensor) *Tensor {
 	if acc == nil {
 		return g.Clone()
+	}
+	if acc.dev != nil {
+		return arith("Add", acc, g, opAdd) // NOTE: out of place; the pool recycles acc
 	}
 	if acc.dtype == Float64 {
 		for i, v := range g.f64 {

@@ -120,19 +120,11 @@ func Conv2d(x, w, bias *Tensor, cfg Conv2dConfig) *Tensor {
 	if x.Dim() != 4 || w.Dim() != 4 || cfg.Groups <= 0 || x.shape[1]%cfg.Groups != 0 || w.shape[0]%cfg.Groups != 0 || w.shape[1]*cfg.Groups != x.shape[1] {
 		panic(fmt.Sprintf("autograd: Conv2d: input %v, weight %v, groups %d (want [N, C, H, W], [O, C/groups, KH, KW], groups dividing C and O)", x.shape, w.shape, cfg.Groups))
 	}
-	top, bottom := cfg.pads(0, w.shape[2])
-	left, right := cfg.pads(1, w.shape[3])
+	g := conv2dGeom(x.shape, w.shape, cfg)
 	if cfg.Mode != PadConstant {
+		top, bottom := cfg.pads(0, w.shape[2])
+		left, right := cfg.pads(1, w.shape[3])
 		x = PadWith(x, cfg.Mode, left, right, top, bottom)
-		top, bottom, left, right = 0, 0, 0, 0
-	}
-	g := convGeom{n: x.shape[0], c: x.shape[1], h: x.shape[2], w: x.shape[3],
-		o: w.shape[0], kh: w.shape[2], kw: w.shape[3], groups: cfg.Groups,
-		sh: cfg.Stride[0], sw: cfg.Stride[1], ph: top, pw: left, dh: cfg.Dilation[0], dw: cfg.Dilation[1]}
-	g.oh = (g.h+top+bottom-g.dh*(g.kh-1)-1)/g.sh + 1
-	g.ow = (g.w+left+right-g.dw*(g.kw-1)-1)/g.sw + 1
-	if g.h+top+bottom < g.dh*(g.kh-1)+1 || g.w+left+right < g.dw*(g.kw-1)+1 {
-		panic(fmt.Sprintf("autograd: Conv2d: kernel %v larger than padded input %v", w.shape, x.shape))
 	}
 	if bias != nil && (bias.Dim() != 1 || bias.shape[0] != g.o) {
 		panic(fmt.Sprintf("autograd: Conv2d: bias %v for weight %v (want [%d])", bias.shape, w.shape, g.o))
@@ -143,12 +135,41 @@ func Conv2d(x, w, bias *Tensor, cfg Conv2dConfig) *Tensor {
 	return convOp(g, x, w, bias)
 }
 
+// conv2dGeom returns the geometry of Conv2d for an input of shape xShape,
+// a weight of shape wShape and cfg (with its defaults): with a padding mode
+// other than zeros, that of the unpadded convolution of the padded input.
+// It panics when the kernel is larger than the padded input.
+func conv2dGeom(xShape, wShape []int, cfg Conv2dConfig) convGeom {
+	top, bottom := cfg.pads(0, wShape[2])
+	left, right := cfg.pads(1, wShape[3])
+	g := convGeom{n: xShape[0], c: xShape[1], h: xShape[2], w: xShape[3],
+		o: wShape[0], kh: wShape[2], kw: wShape[3], groups: cfg.Groups,
+		sh: cfg.Stride[0], sw: cfg.Stride[1], ph: top, pw: left, dh: cfg.Dilation[0], dw: cfg.Dilation[1]}
+	if cfg.Mode != PadConstant {
+		g.h, g.w = g.h+top+bottom, g.w+left+right
+		top, bottom, left, right = 0, 0, 0, 0
+		g.ph, g.pw = 0, 0
+	}
+	g.oh = (g.h+top+bottom-g.dh*(g.kh-1)-1)/g.sh + 1
+	g.ow = (g.w+left+right-g.dw*(g.kw-1)-1)/g.sw + 1
+	if g.h+top+bottom < g.dh*(g.kh-1)+1 || g.w+left+right < g.dw*(g.kw-1)+1 {
+		panic(fmt.Sprintf("autograd: Conv2d: kernel %v larger than padded input %v", wShape, xShape))
+	}
+	return g
+}
+
 // convOp is the convolution of geometry g, plus bias (nil for none).
 func convOp(g convGeom, x, w, bias *Tensor) *Tensor {
-	out := Zeros(x.dtype, g.n, g.o, g.oh, g.ow)
-	if x.dtype == Float64 {
+	out := Empty(deviceOf("Conv2d", x, w, bias), x.dtype, g.n, g.o, g.oh, g.ow)
+	switch {
+	case out.dev != nil:
+		kernelsOf[ConvKernels]("Conv2d", out.dev, "ConvKernels").Conv2d(out, x, w, g.export())
+		if bias != nil { // added unrecorded: the rule below is the bias's
+			out = arith("Add", out, Reshape(bias.NoGrad(), g.o, 1, 1), opAdd)
+		}
+	case x.dtype == Float64:
 		convForward(g, out.f64, x.f64, w.f64, data64(bias))
-	} else {
+	default:
 		convForward(g, out.f32, x.f32, w.f32, data32(bias))
 	}
 	return Record("Conv2d", out, []*Tensor{x, w, bias}, func(gy *Tensor) []*Tensor {
@@ -173,10 +194,13 @@ func convOp(g convGeom, x, w, bias *Tensor) *Tensor {
 // linear in gy and in w, and its gradients are convOp (for gy) and
 // convWeightGrad (for w).
 func convInputGrad(g convGeom, gy, w *Tensor) *Tensor {
-	gx := Zeros(gy.dtype, g.n, g.c, g.h, g.w)
-	if gy.dtype == Float64 {
+	gx := Empty(deviceOf("Conv2d", gy, w), gy.dtype, g.n, g.c, g.h, g.w)
+	switch {
+	case gx.dev != nil:
+		kernelsOf[ConvKernels]("Conv2d", gx.dev, "ConvKernels").Conv2dInputGrad(gx, gy, w, g.export())
+	case gy.dtype == Float64:
 		convInputGradKernel(g, gx.f64, gy.f64, w.f64)
-	} else {
+	default:
 		convInputGradKernel(g, gx.f32, gy.f32, w.f32)
 	}
 	return Record("Conv2dInputGrad", gx, []*Tensor{gy, w}, func(h *Tensor) []*Tensor {
@@ -195,10 +219,13 @@ func convInputGrad(g convGeom, gy, w *Tensor) *Tensor {
 // input x and output gradient gy: the correlation of x with gy. Its
 // gradients are convInputGrad (for x) and convOp (for gy).
 func convWeightGrad(g convGeom, x, gy *Tensor) *Tensor {
-	gw := Zeros(x.dtype, g.o, g.cg(), g.kh, g.kw)
-	if x.dtype == Float64 {
+	gw := Empty(deviceOf("Conv2d", x, gy), x.dtype, g.o, g.cg(), g.kh, g.kw)
+	switch {
+	case gw.dev != nil:
+		kernelsOf[ConvKernels]("Conv2d", gw.dev, "ConvKernels").Conv2dWeightGrad(gw, x, gy, g.export())
+	case x.dtype == Float64:
 		convWeightGradKernel(g, gw.f64, gy.f64, x.f64)
-	} else {
+	default:
 		convWeightGradKernel(g, gw.f32, gy.f32, x.f32)
 	}
 	return Record("Conv2dWeightGrad", gw, []*Tensor{x, gy}, func(k *Tensor) []*Tensor {

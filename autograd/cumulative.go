@@ -10,6 +10,9 @@ import "slices"
 // running sum of the upstream gradient.
 func Cumsum(t *Tensor, axis int) *Tensor {
 	a := normAxis("Cumsum", axis, t.Dim())
+	if t.dev != nil {
+		return scanOn(t, a, Add, 0)
+	}
 	out := cumulate(t, a, func(acc, x float64) float64 { return acc + x }, 0)
 	return Record("Cumsum", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		return []*Tensor{reverseCumsum(g, a)}
@@ -25,6 +28,9 @@ func Cumsum(t *Tensor, axis int) *Tensor {
 // on).
 func Cumprod(t *Tensor, axis int) *Tensor {
 	a := normAxis("Cumprod", axis, t.Dim())
+	if t.dev != nil {
+		return scanOn(t, a, Mul, 1)
+	}
 	out := cumulate(t, a, func(acc, x float64) float64 { return acc * x }, 1)
 	return Record("Cumprod", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		if !hasZero(t) {
@@ -87,6 +93,9 @@ func Prod(t *Tensor, keepdim bool, axes ...int) *Tensor {
 func prodLast(x *Tensor) *Tensor {
 	last := x.Dim() - 1
 	n := x.shape[last]
+	if x.dev != nil {
+		return prodLastOn(x)
+	}
 	out := cumulate(x, last, func(acc, v float64) float64 { return acc * v }, 1)
 	if n > 0 {
 		out = Narrow(out.Detach(), last, n-1, 1)
@@ -165,4 +174,42 @@ func cumulateKernel[T Float](dst, src []T, outer, n, inner int, op func(acc, x f
 			}
 		}
 	})
+}
+
+// On a device, the cumulative ops and Prod are compositions of ops with
+// device kernels (Narrow, Pad, Add, Mul), recorded as such: their
+// gradients, exact with zeros, are those of the composition. They compute
+// in float32 in another order than the CPU's float64 running loop, so they
+// agree with it to rounding (the parity of reductions, 1e-4).
+
+// scanOn is the inclusive scan of t along axis a by op, whose identity is
+// id, in ⌈log₂ n⌉ rounds (Hillis and Steele): each round combines every
+// element with the one s places before it (id where there is none), for
+// s = 1, 2, 4, ...
+func scanOn(t *Tensor, a int, op func(x, y *Tensor) *Tensor, id float64) *Tensor {
+	n := t.shape[a]
+	y := MulScalar(t, 1) // a new tensor even when n < 2
+	for s := 1; s < n; s *= 2 {
+		pads := make([]int, 2*(t.Dim()-a)) // (before, after) pairs from the last axis
+		pads[len(pads)-2] = s
+		y = op(y, Pad(Narrow(y, a, 0, n-s), id, pads...))
+	}
+	return y
+}
+
+// prodLastOn is prodLast on a device: the product of pairs, halving the
+// last axis each round (an odd length padded with a 1).
+func prodLastOn(x *Tensor) *Tensor {
+	last := x.Dim() - 1
+	if x.shape[last] == 0 {
+		ones := fullOn(x.dev, x.dtype, 1, x.shape[:last])
+		return Record("Prod", ones, []*Tensor{x}, func(*Tensor) []*Tensor { return []*Tensor{ZerosLike(x)} })
+	}
+	for n := x.shape[last]; n > 1; n = x.shape[last] {
+		if n%2 == 1 {
+			x, n = Pad(x, 1, 0, 1), n+1
+		}
+		x = Mul(Narrow(x, last, 0, n/2), Narrow(x, last, n/2, n/2))
+	}
+	return Reshape(x, x.shape[:last]...)
 }

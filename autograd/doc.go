@@ -77,6 +77,23 @@
 // The mean of no elements is NaN and the sum of none is 0; Max of an empty
 // axis panics.
 //
+// # Devices
+//
+// A tensor lives on a Device: the CPU (the default, with its elements in Go
+// slices) or another device that keeps them in its own Storage, such as the
+// WebGPU device of package gpu (gpu.OpenAutograd). Tensor.To copies a
+// tensor to a device (recorded, so gradients flow back), Tensor.MoveTo and
+// nn.To move parameters in place, and reading values back is explicit:
+// a tensor on a device has no Item or Float64s until it is moved to CPU.
+// An op runs on the device of its inputs, through the kernel set of its
+// family that the device implements (ElementwiseKernels, ReduceKernels;
+// optim.DeviceKernels for the optimisers); inputs on two devices panic,
+// naming the op and both, except a 0-D CPU tensor, which any device takes as
+// a constant (PyTorch's rule). Gradients live on their tensor's device.
+// This package never imports a device, so it builds without cgo, and the
+// CPU path is the code it always was. A device keeps its first error and
+// returns it from every later read (see Device).
+//
 // # Gradient checking
 //
 // CheckGrad compares Backward against central finite differences in

@@ -67,7 +67,7 @@ func (t *Tensor) IsNoGrad() bool { return t.noGrad }
 
 // view returns a new tensor header over t's storage, with no graph.
 func (t *Tensor) view() *Tensor {
-	return &Tensor{shape: t.shape, dtype: t.dtype, f32: t.f32, f64: t.f64}
+	return &Tensor{shape: t.shape, dtype: t.dtype, f32: t.f32, f64: t.f64, dev: t.dev, store: t.store}
 }
 
 // SetRequiresGrad marks a leaf tensor as requiring a gradient and returns it.
@@ -101,10 +101,10 @@ func (t *Tensor) RetainGrad() *Tensor {
 func (t *Tensor) Grad() *Tensor { return t.grad }
 
 // SetGrad replaces the accumulated gradient (nil clears it). Optimisers and
-// gradient clipping use it; the shape must match t's.
+// gradient clipping use it; the shape, dtype and device must match t's.
 func (t *Tensor) SetGrad(g *Tensor) {
-	if g != nil && (!sameShape(g.shape, t.shape) || g.dtype != t.dtype) {
-		panic(fmt.Sprintf("autograd: SetGrad: gradient %v %v for tensor %v %v", g.shape, g.dtype, t.shape, t.dtype))
+	if g != nil && (!sameShape(g.shape, t.shape) || g.dtype != t.dtype || g.dev != t.dev) {
+		panic(fmt.Sprintf("autograd: SetGrad: gradient %v %v on %v for tensor %v %v on %v", g.shape, g.dtype, g.Device(), t.shape, t.dtype, t.Device()))
 	}
 	t.grad = g
 }

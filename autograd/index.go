@@ -13,10 +13,13 @@ func IndexSelect(t *Tensor, axis int, idx []int) *Tensor {
 	checkIndices("IndexSelect", idx, n, t.shape)
 	shape := cloneInts(t.shape)
 	shape[a] = len(idx)
-	out := Zeros(t.dtype, shape...)
-	if t.dtype == Float64 {
+	out := Empty(t.dev, t.dtype, shape...)
+	switch {
+	case t.dev != nil:
+		kernelsOf[IndexKernels]("IndexSelect", t.dev, "IndexKernels").Gather(out, t, selectOffsets(t.shape, a, idx))
+	case t.dtype == Float64:
 		indexSelectKernel(out.f64, t.f64, idx, outer, n, inner)
-	} else {
+	default:
 		indexSelectKernel(out.f32, t.f32, idx, outer, n, inner)
 	}
 	return Record("IndexSelect", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
@@ -47,9 +50,12 @@ func IndexAdd(t *Tensor, axis int, idx []int, src *Tensor) *Tensor {
 		panic(fmt.Sprintf("autograd: IndexAdd: source shape %v, want %v for %d indices into %v", src.shape, want, len(idx), t.shape))
 	}
 	out := t.Clone()
-	if t.dtype == Float64 {
+	switch {
+	case deviceOf("IndexAdd", t, src) != nil:
+		kernelsOf[IndexKernels]("IndexAdd", t.dev, "IndexKernels").ScatterAdd(out, src, selectOffsets(t.shape, a, idx))
+	case t.dtype == Float64:
 		indexAddKernel(out.f64, src.f64, idx, outer, n, inner)
-	} else {
+	default:
 		indexAddKernel(out.f32, src.f32, idx, outer, n, inner)
 	}
 	return Record("IndexAdd", out, []*Tensor{t, src}, func(g *Tensor) []*Tensor {
@@ -93,10 +99,13 @@ func Gather(t *Tensor, axis int, index []int) *Tensor {
 func GatherShaped(t *Tensor, axis int, index, indexShape []int) *Tensor {
 	a := normAxis("Gather", axis, t.Dim())
 	offs := indexOffsets("Gather", t.shape, a, index, indexShape)
-	out := Zeros(t.dtype, indexShape...)
-	if t.dtype == Float64 {
+	out := Empty(t.dev, t.dtype, indexShape...)
+	switch {
+	case t.dev != nil:
+		kernelsOf[IndexKernels]("Gather", t.dev, "IndexKernels").Gather(out, t, offs)
+	case t.dtype == Float64:
 		gatherKernel(out.f64, t.f64, offs)
-	} else {
+	default:
 		gatherKernel(out.f32, t.f32, offs)
 	}
 	return Record("Gather", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
@@ -149,9 +158,12 @@ func ScatterAddShaped(t *Tensor, axis int, index, indexShape []int, src *Tensor)
 	}
 	offs := indexOffsets("ScatterAdd", t.shape, a, index, indexShape)
 	out := t.Clone()
-	if t.dtype == Float64 {
+	switch {
+	case deviceOf("ScatterAdd", t, src) != nil:
+		kernelsOf[IndexKernels]("ScatterAdd", t.dev, "IndexKernels").ScatterAdd(out, src, offs)
+	case t.dtype == Float64:
 		scatterAddKernel(out.f64, src.f64, offs)
-	} else {
+	default:
 		scatterAddKernel(out.f32, src.f32, offs)
 	}
 	return Record("ScatterAdd", out, []*Tensor{t, src}, func(g *Tensor) []*Tensor {
@@ -163,6 +175,15 @@ func scatterAddKernel[T Float](dst, src []T, offs []int) {
 	for p, o := range offs {
 		dst[o] += src[p]
 	}
+}
+
+// GatherOffsets returns, for every position of index (row-major, of shape
+// indexShape), the flat offset in a tensor of the given shape that
+// GatherShaped reads there and ScatterAddShaped adds to. It panics as they
+// do on a bad index. A device runs both ops as this one pattern, a gather
+// and its transpose.
+func GatherOffsets(shape []int, axis int, index, indexShape []int) []int {
+	return indexOffsets("Gather", shape, normAxis("Gather", axis, len(shape)), index, indexShape)
 }
 
 // indexOffsets checks index against PyTorch's rule for gather and scatter

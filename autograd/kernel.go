@@ -1,6 +1,10 @@
 package autograd
 
-import "github.com/dlca/dlca/internal/parallel"
+import (
+	"fmt"
+
+	"github.com/dlca/dlca/internal/parallel"
+)
 
 // Float is the element type of tensor storage. Every element loop is written
 // once over Float and instantiated for float32 and float64.
@@ -40,7 +44,7 @@ func mapSlice[T Float](dst, src []T, f func(float64) float64) {
 }
 
 // mapUnary returns f applied to every element of t, with t's dtype and shape.
-// It records nothing.
+// It records nothing, and runs on the CPU alone (see unaryOn).
 func mapUnary(t *Tensor, f func(float64) float64) *Tensor {
 	out := ZerosLike(t)
 	if t.dtype == Float64 {
@@ -51,11 +55,40 @@ func mapUnary(t *Tensor, f func(float64) float64) *Tensor {
 	return out
 }
 
-// mapBinary returns f(a, b) elementwise over the broadcast shape of a and b.
-// It records nothing. It panics naming op when the shapes do not broadcast
-// or the dtypes differ.
+// unaryOn is mapUnary on t's device: f on the CPU, the device's kernel op
+// (one of UnaryOps, with its constants params) elsewhere.
+func unaryOn(op string, t *Tensor, f func(float64) float64, params ...float64) *Tensor {
+	if t.dev == nil {
+		return mapUnary(t, f)
+	}
+	if _, ok := UnaryOps[op]; !ok {
+		panic(fmt.Sprintf("autograd: %s has no kernel on %v (it is not one of UnaryOps); move its operand to the CPU with To(autograd.CPU)", op, t.dev))
+	}
+	out := newOn(t.dev, t.dtype, t.shape)
+	// A copy, so that params does not escape and the CPU path allocates
+	// no slice for it.
+	elementwiseOf(op, t.dev).Unary(op, out, t, append([]float64(nil), params...)...)
+	return out
+}
+
+// mapBinary returns f(a, b) elementwise over the broadcast shape of a and b,
+// computed on the CPU by f and on another device by its kernel op (one of
+// BinaryOps). It records nothing. It panics naming op when the shapes do not
+// broadcast, the dtypes differ or the devices do.
 func mapBinary(op string, a, b *Tensor, f func(x, y float64) float64) *Tensor {
+	if dev := deviceOf(op, a, b); dev != nil {
+		return binaryOn(dev, op, a, b)
+	}
 	return binary(op, a, b, funcRow[float32](f), funcRow[float64](f))
+}
+
+// binaryOn computes a op b on dev with its kernel op, over the broadcast
+// shape.
+func binaryOn(dev Device, op string, a, b *Tensor) *Tensor {
+	checkDType(op, a, b)
+	out := newOn(dev, a.dtype, broadcastShapes(op, a.shape, b.shape))
+	elementwiseOf(op, dev).Binary(op, out, onDevice(dev, a), onDevice(dev, b))
+	return out
 }
 
 // arithOp names the four arithmetic operations, which get loops of their
@@ -72,6 +105,9 @@ const (
 
 // arith returns a op b over the broadcast shape, recording nothing.
 func arith(name string, a, b *Tensor, op arithOp) *Tensor {
+	if dev := deviceOf(name, a, b); dev != nil {
+		return binaryOn(dev, name, a, b)
+	}
 	return binary(name, a, b, arithRow[float32](op), arithRow[float64](op))
 }
 

@@ -132,6 +132,11 @@ func gemmBatch(op string, a, b *Tensor, ta, tb bool) *Tensor {
 	}
 	aBatch, bBatch := a.shape[:a.Dim()-2], b.shape[:b.Dim()-2]
 	batch := broadcastShapes(op, aBatch, bBatch)
+	if dev := deviceOf(op, a, b); dev != nil {
+		out := newOn(dev, a.dtype, append(cloneInts(batch), n, m))
+		kernelsOf[MatMulKernels](op, dev, "MatMulKernels").MatMul(out, a, b, ta, tb)
+		return out
+	}
 	out := Zeros(a.dtype, append(cloneInts(batch), n, m)...)
 	sa, sb := broadcastStrides(aBatch, batch), broadcastStrides(bBatch, batch)
 	bs := stridesOf(batch)

@@ -163,7 +163,12 @@ func padAxes(t *Tensor, before, after []int, value float64) *Tensor {
 	for d := range shape {
 		shape[d] += before[d] + after[d]
 	}
-	out := Full(t.dtype, value, shape...)
+	var out *Tensor
+	if t.dev != nil {
+		out = fullOn(t.dev, t.dtype, value, shape)
+	} else {
+		out = Full(t.dtype, value, shape...)
+	}
 	copyBlock(out, before, t, make([]int, t.Dim()), t.shape)
 	return Record("Pad", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		return []*Tensor{cropAxes(g, negate(before), negate(after))}
@@ -182,6 +187,10 @@ func negate(pads []int) []int {
 // to the block starting at index doff of dst.
 func copyBlock(dst *Tensor, doff []int, src *Tensor, soff, size []int) {
 	if numel(size) == 0 {
+		return
+	}
+	if dev := deviceOf("copy", dst, src); dev != nil {
+		kernelsOf[CopyKernels]("Narrow, Cat and Pad", dev, "CopyKernels").CopyBlock(dst, doff, src, soff, size)
 		return
 	}
 	ds, ss := stridesOf(dst.shape), stridesOf(src.shape)

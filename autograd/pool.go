@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 )
 
 // Pool2dConfig holds a 2-D pooling's options, each as (height, width), as
@@ -97,7 +98,7 @@ func poolLen(n, k, s, p, d int, ceil bool) int {
 // over x [N, C, H, W] with a square kernel (stride 0 means kernel). See
 // MaxPool2dWith for the other options.
 func MaxPool2d(x *Tensor, kernel, stride, padding int) *Tensor {
-	out, _ := MaxPool2dWith(x, Pool2dConfig{Kernel: [2]int{kernel, kernel}, Stride: [2]int{stride, stride}, Padding: [2]int{padding, padding}})
+	out, _ := maxPool2d(x, Pool2dConfig{Kernel: [2]int{kernel, kernel}, Stride: [2]int{stride, stride}, Padding: [2]int{padding, padding}})
 	return out
 }
 
@@ -109,10 +110,23 @@ func MaxPool2d(x *Tensor, kernel, stride, padding int) *Tensor {
 // (ScatterAdd, whose own gradient is a Gather). A window lying wholly in the
 // padding (possible only with dilation) gives -Inf, index -1 and no
 // gradient; PyTorch gives -Inf and an index outside the window there. It
-// panics, naming the shape, when the options do not fit the input.
+// panics, naming the shape, when the options do not fit the input. On a
+// device the indices are computed, and the gradient scattered, there;
+// returning them reads them back, which waits for the device (MaxPool2d,
+// which returns none, does not).
 func MaxPool2dWith(x *Tensor, cfg Pool2dConfig) (*Tensor, []int) {
+	out, indices := maxPool2d(x, cfg)
+	return out, slices.Clone(indices()) // the caller may change its copy
+}
+
+// maxPool2d is MaxPool2dWith, with the indices as a function, which on a
+// device reads them back on its first call.
+func maxPool2d(x *Tensor, cfg Pool2dConfig) (*Tensor, func() []int) {
 	g := poolGeometry("MaxPool2dWith", x, cfg)
-	out := Zeros(x.dtype, x.shape[0], x.shape[1], g.oh, g.ow)
+	out := Empty(x.dev, x.dtype, x.shape[0], x.shape[1], g.oh, g.ow)
+	if x.dev != nil {
+		return maxPoolOn(g, out, x)
+	}
 	idx := make([]int, out.Len())
 	if x.dtype == Float64 {
 		maxPoolKernel(g, out.f64, idx, x.f64)
@@ -136,7 +150,7 @@ func MaxPool2dWith(x *Tensor, cfg Pool2dConfig) (*Tensor, []int) {
 		}
 		flat := ScatterAdd(Zeros(x.dtype, g.planes, g.h*g.w), 1, at, gy)
 		return []*Tensor{Reshape(flat, x.shape...)}
-	}), slices.Clone(idx) // the caller may change its copy
+	}), func() []int { return idx }
 }
 
 // MaxPool1d is torch.nn.functional.max_pool1d(x, ..., return_indices=True)
@@ -148,6 +162,48 @@ func MaxPool1d(x *Tensor, cfg Pool1dConfig) (*Tensor, []int) {
 	}
 	out, idx := MaxPool2dWith(Unsqueeze(x, 2), cfg.to2d())
 	return Squeeze(out, 2), idx
+}
+
+// maxPoolOn is maxPool2d on x's device: the indices stay there (the
+// gradient scatters by them on the device), and the function returned
+// reads them back on its first call, which waits for the work recorded so
+// far.
+func maxPoolOn(g poolGeom, out, x *Tensor) (*Tensor, func() []int) {
+	at := newOn(x.dev, x.dtype, out.shape)
+	kernelsOf[PoolKernels]("MaxPool2d", x.dev, "PoolKernels").MaxPool2d(out, at, x, g.export())
+	indices := sync.OnceValue(func() []int {
+		host := mustTo(at, CPU)
+		idx := make([]int, host.Len())
+		for i := range idx {
+			idx[i] = int(host.At(i))
+		}
+		return idx
+	})
+	return Record("MaxPool2d", out, []*Tensor{x}, func(gy *Tensor) []*Tensor {
+		return []*Tensor{maxPoolGradOn(g, gy, at, x.shape)}
+	}), indices
+}
+
+// maxPoolGradOn is max pooling's input gradient (of shape xShape) for the
+// output gradient gy, on the device, from the indices at: the device form
+// of the ScatterAdd of the CPU's rule, and its rule is the matching Gather
+// (maxPoolGatherOn), so gradients of any order are recorded.
+func maxPoolGradOn(g poolGeom, gy, at *Tensor, xShape []int) *Tensor {
+	gx := newOn(gy.dev, gy.dtype, xShape)
+	kernelsOf[PoolKernels]("MaxPool2d", gy.dev, "PoolKernels").MaxPool2dBackward(gx, gy, at, g.export())
+	return Record("MaxPool2dBackward", gx, []*Tensor{gy}, func(h *Tensor) []*Tensor {
+		return []*Tensor{maxPoolGatherOn(g, h, at, gy.shape)}
+	})
+}
+
+// maxPoolGatherOn is h (an input-shaped tensor) at the indices at, of the
+// output's shape yShape: maxPoolGradOn's transpose and gradient.
+func maxPoolGatherOn(g poolGeom, h, at *Tensor, yShape []int) *Tensor {
+	out := newOn(h.dev, h.dtype, yShape)
+	kernelsOf[PoolKernels]("MaxPool2d", h.dev, "PoolKernels").MaxPoolGather(out, h, at, g.export())
+	return Record("MaxPoolGather", out, []*Tensor{h}, func(k *Tensor) []*Tensor {
+		return []*Tensor{maxPoolGradOn(g, k, at, h.shape)}
+	})
 }
 
 // maxPoolKernel writes each window's maximum to out and its index within
@@ -207,7 +263,7 @@ func AvgPool2dWith(x *Tensor, cfg Pool2dConfig) *Tensor {
 	c := x.shape[1]
 	cg := convGeom{n: x.shape[0], c: c, h: g.h, w: g.w, o: c, kh: g.kh, kw: g.kw, groups: c,
 		sh: g.sh, sw: g.sw, ph: g.ph, pw: g.pw, dh: 1, dw: 1, oh: g.oh, ow: g.ow}
-	sum := convOp(cg, x, Ones(x.dtype, c, 1, g.kh, g.kw), nil)
+	sum := convOp(cg, x, constantOn(x.dev, Ones(x.dtype, c, 1, g.kh, g.kw)), nil)
 	inv := Zeros(x.dtype, g.oh, g.ow)
 	for i := range g.oh {
 		inH, padH := windowCells(i*g.sh-g.ph, g.kh, g.h, g.ph)
@@ -225,7 +281,7 @@ func AvgPool2dWith(x *Tensor, cfg Pool2dConfig) *Tensor {
 			}
 		}
 	}
-	return Mul(sum, inv)
+	return Mul(sum, constantOn(x.dev, inv))
 }
 
 // windowCells returns how many cells of a window of length k starting at
@@ -247,9 +303,11 @@ func AvgPool1d(x *Tensor, cfg Pool1dConfig) *Tensor {
 
 // Dropout zeroes each element of x with probability p and scales the rest by
 // 1/(1-p) when train is true (inverted dropout, as PyTorch); when train is
-// false, or p is 0, it returns x unchanged. The mask is drawn from rng, so
-// a seeded rng gives the same mask. It panics if p is outside [0, 1], or if
-// rng is nil in training mode.
+// false, or p is 0, it returns x unchanged. The mask comes from a
+// counter-based random stream (see DropoutKeeps) seeded by one draw from
+// rng, so a seeded rng gives the same mask, on every device: a GPU computes
+// each element's draw from its index alone. It panics if p is outside
+// [0, 1], or if rng is nil in training mode.
 func Dropout(x *Tensor, p float64, train bool, rng *rand.Rand) *Tensor {
 	if p < 0 || p > 1 {
 		panic(fmt.Sprintf("autograd: Dropout: probability %v outside [0, 1]", p))
@@ -260,14 +318,42 @@ func Dropout(x *Tensor, p float64, train bool, rng *rand.Rand) *Tensor {
 	if rng == nil {
 		panic("autograd: Dropout in training mode needs a random source (rng is nil)")
 	}
-	mask := ZerosLike(x)
+	seed, threshold, scale := rng.Uint64(), DropoutThreshold(p), 0.0
 	if p < 1 {
-		keep := 1 / (1 - p)
+		scale = 1 / (1 - p)
+	}
+	mask := Empty(x.dev, x.dtype, x.shape...)
+	if x.dev != nil {
+		kernelsOf[RandomKernels]("Dropout", x.dev, "RandomKernels").DropoutMask(mask, seed, threshold, scale)
+	} else {
 		for i := range mask.Len() {
-			if rng.Float64() >= p {
-				mask.SetAt(i, keep)
+			if DropoutKeeps(seed, uint32(i), threshold) {
+				mask.SetAt(i, scale)
 			}
 		}
 	}
 	return Mul(x, mask)
+}
+
+// DropoutThreshold is the least 24-bit draw that Dropout keeps with
+// probability p: ceil(p·2^24), so that a draw uniform on [0, 2^24) is
+// dropped with probability p (to within 2^-24).
+func DropoutThreshold(p float64) uint32 { return uint32(math.Ceil(p * (1 << 24))) }
+
+// DropoutKeeps reports whether Dropout keeps element i of the stream seed:
+// whether the top 24 bits of a hash of (seed, i) reach threshold. The hash
+// is two rounds of the PCG hash of Jarzynski and Olano ("Hash Functions for
+// GPU Rendering", 2020) in 32-bit arithmetic, which a GPU kernel computes
+// alike (gpu's dropout_mask.wgsl).
+func DropoutKeeps(seed uint64, i, threshold uint32) bool {
+	key := pcgHash(uint32(seed))
+	return pcgHash(pcgHash(i^key)^uint32(seed>>32))>>8 >= threshold
+}
+
+// pcgHash is the PCG hash: one step of a 32-bit PCG generator from state v,
+// and its output permutation.
+func pcgHash(v uint32) uint32 {
+	state := v*747796405 + 2891336453
+	word := ((state >> ((state >> 28) + 4)) ^ state) * 277803737
+	return (word >> 22) ^ word
 }

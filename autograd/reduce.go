@@ -118,7 +118,7 @@ func extremeReduce(op string, t *Tensor, keepdim bool, axes []int, kind reduceKi
 	out := reduce(t, ax, keepdim, kind)
 	return Record(op, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		kept := keptShape(t.shape, ax)
-		mask := mapBinary(op, t, Reshape(out, kept...), func(x, m float64) float64 {
+		mask := mapBinary("ExtremeMask", t, Reshape(out, kept...), func(x, m float64) float64 {
 			if x == m || x != x && m != m { // the extreme, or a NaN of a NaN slice
 				return 1
 			}
@@ -136,7 +136,7 @@ func LogSumExp(t *Tensor, keepdim bool, axes ...int) *Tensor {
 	// NOTE: an infinite maximum (all -Inf, or +Inf present) is replaced by
 	// 0 so that t - shift stays free of Inf - Inf. The shift is a constant
 	// (the kernels record nothing): the result does not depend on it.
-	shift := mapUnary(reduce(t, ax, true, reduceMax), func(x float64) float64 {
+	shift := unaryOn("FiniteOrZero", reduce(t, ax, true, reduceMax), func(x float64) float64 {
 		if math.IsInf(x, 0) {
 			return 0
 		}
@@ -165,7 +165,11 @@ func MinDim(t *Tensor, axis int, keepdim bool) (*Tensor, []int) {
 
 func extremeDim(op string, t *Tensor, axis int, keepdim bool, sign float64) (*Tensor, []int) {
 	a := normAxis(op, axis, t.Dim())
-	idx := argExtreme(op, t, a, sign)
+	arg := "ArgMax" // the indices are ArgMax's (ArgMin's), on every device
+	if sign < 0 {
+		arg = "ArgMin"
+	}
+	idx := argExtreme(arg, t, a, sign)
 	vals := GatherShaped(t, a, idx, keptShape(t.shape, []int{a}))
 	if !keepdim {
 		vals = Reshape(vals, reducedShape(t.shape, []int{a})...)
@@ -188,6 +192,9 @@ func argExtreme(op string, t *Tensor, axis int, sign float64) []int {
 	if n == 0 {
 		panic(fmt.Sprintf("autograd: %s over the empty axis %d of shape %v", op, axis, t.shape))
 	}
+	if t.dev != nil {
+		return argExtremeOn(op, t, a)
+	}
 	res := make([]int, outer*inner)
 	for o := 0; o < outer; o++ {
 		for i := 0; i < inner; i++ {
@@ -199,6 +206,23 @@ func argExtreme(op string, t *Tensor, axis int, sign float64) []int {
 			}
 			res[o*inner+i] = best
 		}
+	}
+	return res
+}
+
+// argExtremeOn is argExtreme on t's device: the kernel writes the indices,
+// which are read back (they are host ints). A device error panics with the
+// device's message, as ArgMax has no error result.
+func argExtremeOn(op string, t *Tensor, a int) []int {
+	out := newOn(t.dev, t.dtype, keptShape(t.shape, []int{a}))
+	reduceOf(op, t.dev).ArgReduce(op, out, t, a)
+	c, err := out.To(CPU)
+	if err != nil {
+		panic(fmt.Sprintf("autograd: %s of a tensor of shape %v on %v: %v", op, t.shape, t.dev, err))
+	}
+	res := make([]int, c.Len())
+	for i := range res {
+		res[i] = int(c.At(i))
 	}
 	return res
 }
@@ -249,16 +273,7 @@ func reducedShape(shape, ax []int) []int {
 func reduce(t *Tensor, ax []int, keepdim bool, kind reduceKind) *Tensor {
 	cur := t
 	for i := len(ax) - 1; i >= 0; i-- {
-		outer, n, inner := splitAxis(cur.shape, ax[i])
-		shape := cloneInts(cur.shape)
-		shape[ax[i]] = 1
-		next := Zeros(t.dtype, shape...)
-		if t.dtype == Float64 {
-			reduceKernel(next.f64, cur.f64, outer, n, inner, kind)
-		} else {
-			reduceKernel(next.f32, cur.f32, outer, n, inner, kind)
-		}
-		cur = next
+		cur = reduceAxis(cur, ax[i], kind)
 	}
 	if cur == t {
 		cur = t.Clone()
@@ -267,6 +282,28 @@ func reduce(t *Tensor, ax []int, keepdim bool, kind reduceKind) *Tensor {
 		cur.shape = reducedShape(t.shape, ax)
 	}
 	return cur
+}
+
+// reduceKernelNames are the ReduceKernels.Reduce names of the reductions.
+var reduceKernelNames = [...]string{reduceSum: "Sum", reduceMax: "Max", reduceMin: "Min"}
+
+// reduceAxis reduces t along axis a, keeping it with length 1, on t's device.
+func reduceAxis(t *Tensor, a int, kind reduceKind) *Tensor {
+	shape := keptShape(t.shape, []int{a})
+	if t.dev != nil {
+		op := reduceKernelNames[kind]
+		out := newOn(t.dev, t.dtype, shape)
+		reduceOf(op, t.dev).Reduce(op, out, t, a)
+		return out
+	}
+	outer, n, inner := splitAxis(t.shape, a)
+	out := Zeros(t.dtype, shape...)
+	if t.dtype == Float64 {
+		reduceKernel(out.f64, t.f64, outer, n, inner, kind)
+	} else {
+		reduceKernel(out.f32, t.f32, outer, n, inner, kind)
+	}
+	return out
 }
 
 func reduceKernel[T Float](dst, src []T, outer, n, inner int, kind reduceKind) {

@@ -14,7 +14,7 @@ import (
 // storage.
 func Reshape(t *Tensor, shape ...int) *Tensor {
 	shape = inferShape(t, shape)
-	out := &Tensor{shape: shape, dtype: t.dtype, f32: t.f32, f64: t.f64}
+	out := &Tensor{shape: shape, dtype: t.dtype, f32: t.f32, f64: t.f64, dev: t.dev, store: t.store}
 	return Record("Reshape", out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		return []*Tensor{Reshape(g, t.shape...)}
 	})
@@ -131,6 +131,11 @@ func Expand(t *Tensor, shape ...int) *Tensor {
 // strided returns a contiguous tensor of the given shape whose element at
 // index i is t's element at offset sum(i[d]*strides[d]).
 func strided(t *Tensor, shape, strides []int) *Tensor {
+	if t.dev != nil {
+		out := newOn(t.dev, t.dtype, shape)
+		elementwiseOf("Expand and Permute", t.dev).Strided(out, t, strides)
+		return out
+	}
 	out := Zeros(t.dtype, shape...)
 	if t.dtype == Float64 {
 		stridedKernel(out.f64, t.f64, shape, strides)
@@ -167,7 +172,7 @@ func Narrow(t *Tensor, axis, start, length int) *Tensor {
 	}
 	size := cloneInts(t.shape)
 	size[a] = length
-	out := Zeros(t.dtype, size...)
+	out := Empty(t.dev, t.dtype, size...)
 	soff := make([]int, t.Dim())
 	soff[a] = start
 	copyBlock(out, make([]int, t.Dim()), t, soff, size)
@@ -197,7 +202,7 @@ func Cat(axis int, ts ...*Tensor) *Tensor {
 		}
 		shape[a] += t.shape[a]
 	}
-	out := Zeros(ts[0].dtype, shape...)
+	out := Empty(deviceOf("Cat", ts...), ts[0].dtype, shape...)
 	offsets := make([]int, len(ts))
 	doff := make([]int, len(shape))
 	for i, t := range ts {
@@ -235,10 +240,17 @@ func Cast(t *Tensor, dtype DType) *Tensor {
 	if t.dtype == dtype {
 		return t
 	}
-	out := Zeros(dtype, t.shape...)
-	if dtype == Float64 {
+	var out *Tensor
+	switch {
+	case t.dev != nil:
+		// A device that holds one dtype alone fails the Alloc (see Device).
+		out = newOn(t.dev, dtype, t.shape)
+		elementwiseOf("Cast", t.dev).Unary("Copy", out, t)
+	case dtype == Float64:
+		out = Zeros(dtype, t.shape...)
 		convert(out.f64, t.f32)
-	} else {
+	default:
+		out = Zeros(dtype, t.shape...)
 		convert(out.f32, t.f64)
 	}
 	return Record("Cast", out, []*Tensor{t}, func(g *Tensor) []*Tensor {

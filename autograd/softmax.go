@@ -32,6 +32,11 @@ func LogSoftmax(t *Tensor, axis int) *Tensor {
 
 // softmaxForward computes softmax (or log-softmax) along axis a.
 func softmaxForward(t *Tensor, a int, log bool) *Tensor {
+	if t.dev != nil {
+		out := newOn(t.dev, t.dtype, t.shape)
+		reduceOf("Softmax", t.dev).Softmax(out, t, a, log)
+		return out
+	}
 	out := ZerosLike(t)
 	outer, n, inner := splitAxis(t.shape, a)
 	if t.dtype == Float64 {

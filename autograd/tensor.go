@@ -30,13 +30,16 @@ func (d DType) String() string {
 // the autograd bookkeeping: whether it requires a gradient, its accumulated
 // gradient (for leaves) and the graph node that produced it (for op results).
 //
-// Exactly one of f32 and f64 is in use, chosen by dtype. The data is
-// contiguous and row-major.
+// On the CPU exactly one of f32 and f64 is in use, chosen by dtype; on
+// another device (dev non-nil) both are nil and store holds the elements.
+// The data is contiguous and row-major.
 type Tensor struct {
 	shape []int
 	dtype DType
 	f32   []float32
 	f64   []float64
+	dev   Device  // nil on the CPU
+	store Storage // the elements on dev
 
 	requiresGrad bool
 	grad         *Tensor
@@ -84,8 +87,13 @@ func Scalar(v float32) *Tensor { return New([]float32{v}) }
 // Scalar64 returns a 0-D float64 tensor holding v.
 func Scalar64(v float64) *Tensor { return New64([]float64{v}) }
 
-// ZerosLike returns a tensor of zeros with t's dtype and shape.
-func ZerosLike(t *Tensor) *Tensor { return Zeros(t.dtype, t.shape...) }
+// ZerosLike returns a tensor of zeros with t's dtype and shape, on t's device.
+func ZerosLike(t *Tensor) *Tensor {
+	if t.dev != nil {
+		return fullOn(t.dev, t.dtype, 0, t.shape)
+	}
+	return Zeros(t.dtype, t.shape...)
+}
 
 // Shape returns the tensor's shape. The caller must not modify it.
 func (t *Tensor) Shape() []int { return t.shape }
@@ -99,6 +107,9 @@ func (t *Tensor) Size(axis int) int { return t.shape[normAxis("Size", axis, len(
 
 // Len returns the number of elements.
 func (t *Tensor) Len() int {
+	if t.dev != nil {
+		return numel(t.shape)
+	}
 	if t.dtype == Float64 {
 		return len(t.f64)
 	}
@@ -108,15 +119,19 @@ func (t *Tensor) Len() int {
 // DType returns the element type.
 func (t *Tensor) DType() DType { return t.dtype }
 
-// Data32 returns the float32 storage (nil for a float64 tensor). Writing to it
+// Data32 returns the float32 storage (nil for a float64 tensor, or one on a
+// device other than the CPU: see Storage). Writing to it
 // changes the tensor; do so only for leaves, outside a recorded graph.
 func (t *Tensor) Data32() []float32 { return t.f32 }
 
-// Data64 returns the float64 storage (nil for a float32 tensor). Writing to it
+// Data64 returns the float64 storage (nil for a float32 tensor, or one on a
+// device other than the CPU). Writing to it
 // changes the tensor; do so only for leaves, outside a recorded graph.
 func (t *Tensor) Data64() []float64 { return t.f64 }
 
-// At returns element i of the flat storage as a float64.
+// At returns element i of the flat storage as a float64. It reads CPU
+// tensors only (a tensor on another device has empty slices: move it with To
+// first); it does not check, to stay cheap enough to inline.
 func (t *Tensor) At(i int) float64 {
 	if t.dtype == Float64 {
 		return t.f64[i]
@@ -124,7 +139,7 @@ func (t *Tensor) At(i int) float64 {
 	return float64(t.f32[i])
 }
 
-// SetAt sets element i of the flat storage.
+// SetAt sets element i of the flat storage of a CPU tensor (see At).
 func (t *Tensor) SetAt(i int, v float64) {
 	if t.dtype == Float64 {
 		t.f64[i] = v
@@ -133,8 +148,10 @@ func (t *Tensor) SetAt(i int, v float64) {
 	t.f32[i] = float32(v)
 }
 
-// Float64s returns a copy of the elements as float64.
+// Float64s returns a copy of the elements as float64. It panics for a
+// tensor on a device other than the CPU (move it with To first).
 func (t *Tensor) Float64s() []float64 {
+	t.mustBeCPU("Float64s")
 	out := make([]float64, t.Len())
 	for i := range out {
 		out[i] = t.At(i)
@@ -143,16 +160,22 @@ func (t *Tensor) Float64s() []float64 {
 }
 
 // Item returns the single element of a tensor that holds exactly one.
-// Item panics otherwise.
+// Item panics otherwise, and for a tensor on a device other than the CPU
+// (move it with To first: reading back is explicit).
 func (t *Tensor) Item() float64 {
+	t.mustBeCPU("Item")
 	if t.Len() != 1 {
 		panic(fmt.Sprintf("autograd: Item of a tensor of shape %v (%d elements); want exactly 1", t.shape, t.Len()))
 	}
 	return t.At(0)
 }
 
-// Fill sets every element to v in place.
+// Fill sets every element to v in place, on t's device.
 func (t *Tensor) Fill(v float64) {
+	if t.dev != nil {
+		elementwiseOf("Fill", t.dev).Fill(t, v)
+		return
+	}
 	if t.dtype == Float64 {
 		for i := range t.f64 {
 			t.f64[i] = v
@@ -165,8 +188,14 @@ func (t *Tensor) Fill(v float64) {
 	}
 }
 
-// Clone returns a copy of t's data and shape, detached from any graph.
+// Clone returns a copy of t's data and shape on t's device, detached from
+// any graph.
 func (t *Tensor) Clone() *Tensor {
+	if t.dev != nil {
+		c := newOn(t.dev, t.dtype, t.shape)
+		elementwiseOf("Clone", t.dev).Unary("Copy", c, t)
+		return c
+	}
 	c := &Tensor{shape: cloneInts(t.shape), dtype: t.dtype}
 	if t.dtype == Float64 {
 		c.f64 = append([]float64(nil), t.f64...)
@@ -176,8 +205,10 @@ func (t *Tensor) Clone() *Tensor {
 	return c
 }
 
-// HasNaN reports whether any element is NaN or infinite.
+// HasNaN reports whether any element is NaN or infinite. It panics for a
+// tensor on a device other than the CPU.
 func (t *Tensor) HasNaN() bool {
+	t.mustBeCPU("HasNaN")
 	for i := 0; i < t.Len(); i++ {
 		v := t.At(i)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -187,8 +218,12 @@ func (t *Tensor) HasNaN() bool {
 	return false
 }
 
-// String formats the tensor's shape, dtype and (for small tensors) values.
+// String formats the tensor's shape, dtype and (for small CPU tensors)
+// values; a tensor on another device shows its device instead.
 func (t *Tensor) String() string {
+	if t.dev != nil {
+		return fmt.Sprintf("Tensor(%v %v on %v)", t.shape, t.dtype, t.dev)
+	}
 	if t.Len() <= 16 {
 		return fmt.Sprintf("Tensor(%v %v %v)", t.shape, t.dtype, t.Float64s())
 	}

@@ -15,8 +15,24 @@ type unaryOp struct {
 	grad func(g, x, y *Tensor) *Tensor
 }
 
-func (u unaryOp) apply(t *Tensor) *Tensor {
-	out := mapUnary(t, u.f)
+// apply computes the op on t's device, recording it; params are the
+// constants of the op's device kernel (see UnaryOps), which f closes over.
+func (u unaryOp) apply(t *Tensor, params ...float64) *Tensor {
+	return u.record(t, unaryOn(u.name, t, u.f, params...))
+}
+
+// applyComposed is apply for an op that is not one of UnaryOps: on a device
+// its forward is composed, a composition of ops with device kernels, applied
+// to t detached so that only the op's own backward is recorded.
+func (u unaryOp) applyComposed(t *Tensor, composed func(x *Tensor) *Tensor) *Tensor {
+	if t.dev == nil {
+		return u.apply(t)
+	}
+	return u.record(t, composed(t.Detach()))
+}
+
+// record records out = u(t) with u's backward.
+func (u unaryOp) record(t, out *Tensor) *Tensor {
 	return Record(u.name, out, []*Tensor{t}, func(g *Tensor) []*Tensor {
 		if u.grad == nil {
 			return []*Tensor{ZerosLike(t)}
@@ -185,7 +201,7 @@ func LeakyRelu(t *Tensor, slope float64) *Tensor {
 		return slope * x
 	}, func(g, x, _ *Tensor) *Tensor {
 		return Where(Gt(x, scalarLike(x, 0)), g, MulScalar(g, slope))
-	}}.apply(t)
+	}}.apply(t, slope)
 }
 
 // Clamp limits t to [lo, hi]. The gradient is 1 inside the closed interval
@@ -194,7 +210,7 @@ func Clamp(t *Tensor, lo, hi float64) *Tensor {
 	return unaryOp{"Clamp", func(x float64) float64 { return min(max(x, lo), hi) }, func(g, x, _ *Tensor) *Tensor {
 		inside := Mul(Ge(x, scalarLike(x, lo)), Le(x, scalarLike(x, hi)))
 		return Where(inside, g, scalarLike(g, 0))
-	}}.apply(t)
+	}}.apply(t, lo, hi)
 }
 
 // Where returns a where mask is non-zero and b elsewhere; the three operands
@@ -204,6 +220,9 @@ func Clamp(t *Tensor, lo, hi float64) *Tensor {
 func Where(mask, a, b *Tensor) *Tensor {
 	checkDType("Where", a, b)
 	shape := broadcastShapes("Where", broadcastShapes("Where", mask.shape, a.shape), b.shape)
+	if dev := deviceOf("Where", mask, a, b); dev != nil {
+		return whereOn(dev, shape, mask, a, b)
+	}
 	m := Cast(Expand(mask.Detach(), shape...), a.dtype)
 	ea, eb := Expand(a.Detach(), shape...), Expand(b.Detach(), shape...)
 	out := Zeros(a.dtype, shape...)
@@ -212,6 +231,17 @@ func Where(mask, a, b *Tensor) *Tensor {
 	} else {
 		whereKernel(out.f32, m.f32, ea.f32, eb.f32)
 	}
+	return Record("Where", out, []*Tensor{mask, a, b}, func(g *Tensor) []*Tensor {
+		zero := ZerosLike(g)
+		return []*Tensor{nil, sumTo(Where(m, g, zero), a.shape), sumTo(Where(m, zero, g), b.shape)}
+	})
+}
+
+// whereOn is Where on dev. Its gradients are Wheres of the same mask.
+func whereOn(dev Device, shape []int, mask, a, b *Tensor) *Tensor {
+	m := onDevice(dev, mask.Detach())
+	out := newOn(dev, a.dtype, shape)
+	elementwiseOf("Where", dev).Where(out, m, onDevice(dev, a), onDevice(dev, b))
 	return Record("Where", out, []*Tensor{mask, a, b}, func(g *Tensor) []*Tensor {
 		zero := ZerosLike(g)
 		return []*Tensor{nil, sumTo(Where(m, g, zero), a.shape), sumTo(Where(m, zero, g), b.shape)}

@@ -9,11 +9,12 @@ import (
 // CPU is the engine that trains on the CPU, through autograd and dlca's
 // fused step op (whose kernels are the gates package's).
 type CPU struct {
-	setup  Setup
-	m      *dlca.Model
-	opt    *optim.Adam
-	ws     dlca.Workspace
-	params []*autograd.Tensor
+	setup   Setup
+	m       *dlca.Model
+	opt     *optim.Adam
+	ws      dlca.Workspace
+	params  []*autograd.Tensor
+	workers *workerChoice
 	// straight makes the rollouts straight-through (SetStraightThrough).
 	straight bool
 }
@@ -33,10 +34,11 @@ func NewCPU(setup Setup) (*CPU, error) {
 		p.SetRequiresGrad(true)
 	}
 	return &CPU{
-		setup:  setup,
-		m:      m,
-		params: params,
-		opt:    optim.NewAdamW(params, optim.AdamWConfig{LR: o.LR, Beta1: o.Beta1, Beta2: o.Beta2, Eps: o.Eps, WeightDecay: o.WeightDecay}),
+		setup:   setup,
+		m:       m,
+		params:  params,
+		workers: newWorkerChoice(setup.Workers),
+		opt:     optim.NewAdamW(params, optim.AdamWConfig{LR: o.LR, Beta1: o.Beta1, Beta2: o.Beta2, Eps: o.Eps, WeightDecay: o.WeightDecay}),
 	}, nil
 }
 
@@ -59,12 +61,13 @@ func (e *CPU) iterate(b *Batch, keep bool) (float64, []*autograd.Tensor, error) 
 	c := e.m.Config.Channels
 	init := toTensor(e.m.DType(), b.Init, e.setup.Batch, b.Height, b.Width, c)
 	target := toTensor(e.m.DType(), b.Target, e.setup.Batch, b.Height, b.Width, len(e.setup.LossChannels))
+	workers, done := e.workers.next()
 	var loss *autograd.Tensor
 	var err error
-	if e.setup.Recompute > 0 {
-		loss, err = e.recomputedLoss(init, target, b.FireSeed) // recompute.go
+	if k := e.setup.Segment(b.Height, b.Width); k > 0 {
+		loss, err = e.recomputedLoss(init, target, b.FireSeed, k, workers) // recompute.go
 	} else {
-		final := e.m.Rollout(init, e.setup.Steps, dlca.RolloutOptions{Async: e.setup.Async, Seed: b.FireSeed, Workspace: &e.ws, StraightThrough: e.straight})
+		final := e.m.Rollout(init, e.setup.Steps, dlca.RolloutOptions{Async: e.setup.Async, Seed: b.FireSeed, Workspace: &e.ws, Workers: workers, StraightThrough: e.straight})
 		loss = Loss(final, target, e.setup.LossChannels)
 		err = loss.Backward()
 	}
@@ -97,8 +100,14 @@ func (e *CPU) iterate(b *Batch, keep bool) (float64, []*autograd.Tensor, error) 
 		}
 	}
 	e.opt.ZeroGrad()
+	done()
 	return loss.Item(), grads, nil
 }
+
+// Workers returns the number of goroutines a step runs on: Setup.Workers
+// if it was set, otherwise the engine's choice, 0 until its first
+// iterations have made it (see Setup.Workers).
+func (e *CPU) Workers() int { return e.workers.chosen }
 
 // Model implements Engine.
 func (e *CPU) Model() (*dlca.Model, error) { return e.m.Clone(), nil }

@@ -30,7 +30,9 @@
 // Batches and fire masks come from rand.NewPCG(Run.Seed, 1); the kernels
 // partition work independently of the number of goroutines and add partial
 // sums in a fixed order. The same seeds give the same model bit for bit
-// whatever GOMAXPROCS is.
+// whatever GOMAXPROCS, Setup.Workers or the segment of recomputation is
+// (TestIterationsMatchGolden pins four trainings to the code before the
+// step ran in tiles).
 //
 // # Long runs
 //
@@ -40,9 +42,18 @@
 // commands' flags, signals and messages for long runs live in
 // internal/runctl, not here: this package prints nothing. Train stops with a
 // *NonFiniteError before a NaN or an infinity reaches the model.
-// Setup.Recompute turns on gradient checkpointing over time (keep a state
-// every k steps, recompute a segment's activations in the backward pass),
-// and EstimateMemory says what a setup needs.
+// Setup.Recompute sets gradient checkpointing over time (keep a state
+// every k steps, recompute a segment's activations in the backward pass);
+// by default the CPU engine recomputes step by step where a step's
+// activations fit the cache (Setup.Segment). EstimateMemory says what a
+// setup needs.
+//
+// # Speed
+//
+// The CPU engine's steps run on Setup.Workers goroutines; by default it
+// times one against GOMAXPROCS over its first iterations (and every 250
+// after) and keeps the faster (CPU.Workers). Neither choice changes a bit
+// of the results.
 //
 // # Errors
 //

@@ -41,12 +41,19 @@ type Setup struct {
 	LossChannels []int // channels compared with the target at the final step
 	Async        bool  // asynchronous steps (fire rate from the model's config)
 	Optimizer    Optimizer
-	// Recompute, if positive, turns on gradient checkpointing over time on
+	// Recompute, if positive, sets gradient checkpointing over time on
 	// the CPU engine: keep the state every Recompute steps and recompute
 	// the activations of one segment at a time in the backward pass (same
 	// gradients, memory of Recompute steps instead of Steps; see
-	// EstimateMemory and SuggestRecompute).
+	// EstimateMemory and SuggestRecompute). At 0 the engine chooses
+	// (Segment): one step at a time where that is faster.
 	Recompute int
+	// Workers is the number of goroutines each step of the CPU engine
+	// runs on. At 0 the engine times its first iterations (after one)
+	// alternately on one goroutine and on GOMAXPROCS and keeps the faster:
+	// on some machines the second core only adds contention. The results
+	// are the same bit for bit whatever it is.
+	Workers int
 }
 
 // Validate reports what is wrong with the setup.
@@ -63,7 +70,9 @@ func (s Setup) Validate() error {
 	case !(s.Optimizer.LR > 0):
 		return fmt.Errorf("bptt: learning rate %v: must be positive (the paper uses 0.05)", s.Optimizer.LR)
 	case s.Recompute < 0:
-		return fmt.Errorf("bptt: recompute every %d steps: must not be negative (0 keeps every step)", s.Recompute)
+		return fmt.Errorf("bptt: recompute every %d steps: must not be negative (0 lets the engine choose)", s.Recompute)
+	case s.Workers < 0:
+		return fmt.Errorf("bptt: %d workers: must not be negative (0 lets the engine choose)", s.Workers)
 	case s.Optimizer.Clip <= 0:
 		return fmt.Errorf("bptt: gradient clip %v: must be positive (the paper uses 100)", s.Optimizer.Clip)
 	}

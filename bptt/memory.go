@@ -16,8 +16,9 @@ import (
 // MemoryEstimate is the memory a CPU training run adds to its process at
 // its peak, in bytes, computed from the shapes alone before anything is
 // allocated. The activations dominate: what one step keeps for the backward
-// pass (dlca's fused step, feature-major: the neighbourhoods, every layer's
-// outputs and the update network's input), times the steps kept at once.
+// pass (dlca's fused step, feature-major: the update network's input and
+// every update layer's output; the perception's it recomputes tile by
+// tile), times the steps kept at once.
 type MemoryEstimate struct {
 	StepBytes  int64 // activations of one step
 	KeptSteps  int   // steps whose activations are alive at once
@@ -25,7 +26,8 @@ type MemoryEstimate struct {
 	KeptStates int   // states alive at once
 	ParamBytes int64 // logits, their gradients, AdamW's two moments, coefficients
 	// ScratchBytes are the backward pass's two gradient buffers, each as
-	// large as the largest activation array of a step.
+	// large as the largest array a step keeps, the neighbourhoods'
+	// gradient, and each worker's buffers for the perception's tiles.
 	ScratchBytes int64
 	Live         int64 // the sum of the above: the live heap at the peak
 	// GCBytes is the garbage collector's headroom over the live heap,
@@ -65,12 +67,19 @@ const RuntimeBytes = 4 << 20
 func SetGC() { debug.SetGCPercent(GCPercent) }
 
 // EstimateMemory estimates the memory a CPU training run of setup on a
-// height x width grid adds to its process, under GCPercent. Without
-// gradient checkpointing (Setup.Recompute 0) every step's activations and
-// state are kept; with it, Recompute steps' activations and one state per
-// segment. The GPU engine plans its buffers itself (package gpu, Budget)
-// from the same shapes.
+// height x width grid adds to its process, under GCPercent. With
+// gradient checkpointing over time (Setup.Recompute k, or the engine's
+// own choice, Setup.Segment) it keeps k steps' activations and one state
+// per segment; without, every step's activations and state. The GPU
+// engine plans its buffers itself (package gpu, Budget) from the same
+// shapes.
 func EstimateMemory(s Setup, height, width int) MemoryEstimate {
+	return estimateStep(s, height, width).kept(s.Steps, s.Segment(height, width))
+}
+
+// estimateStep is EstimateMemory without the counts of steps and states
+// kept.
+func estimateStep(s Setup, height, width int) MemoryEstimate {
 	cfg := s.Model.Config
 	elem := 4.0
 	if s.Model.DType() == autograd.Float64 {
@@ -80,25 +89,36 @@ func EstimateMemory(s Setup, height, width int) MemoryEstimate {
 	// command line saturate instead of overflowing into small numbers.
 	cells := float64(s.Batch) * float64(height) * float64(width)
 	c := float64(cfg.Channels)
+	// A step keeps the update network's input and every update layer's
+	// output; the backward pass's two gradient buffers serve those
+	// arrays in turn. The perception's arrays live in each worker's tile
+	// buffers, over a tile's rows at a time, and the backward
+	// pass adds the neighbourhoods' gradient (9 per state value).
 	var step, largest, params float64
 	add := func(n float64) {
 		step += n
 		largest = max(largest, n)
 	}
-	add(cells * c * dlca.NeighbourhoodSize)
 	add(cells * float64(cfg.UpdateInputs()))
-	for _, l := range s.Model.Perception {
-		add(float64(l.Groups*l.Out) * cells * c)
-		params += float64(l.Groups * l.Out)
-	}
 	for _, l := range s.Model.Update {
 		add(float64(l.Out) * cells)
 		params += float64(l.Out)
 	}
+	// NOTE: the grid's rows as an int (saturated) only to ask for the
+	// tiles' shape, which is at most 8 blocks whatever the grid.
+	rows, workers := dlca.TileShape(int(min(cells*c, math.MaxInt32)), 0)
+	tileRows := float64(rows)
+	tile, tileLargest := float64(dlca.NeighbourhoodSize)*tileRows, float64(dlca.NeighbourhoodSize)*tileRows
+	for _, l := range s.Model.Perception {
+		n := float64(l.Groups*l.Out) * tileRows
+		tile += n
+		tileLargest = max(tileLargest, n)
+		params += float64(l.Groups * l.Out)
+	}
+	scratch := 2*largest + cells*c*dlca.NeighbourhoodSize + float64(workers)*(tile+2*tileLargest)
 	// Logits, gradient, two moments (16 values per gate each), and the
 	// coefficients (4) with their softmax probabilities (16).
-	m := MemoryEstimate{StepBytes: saturate(step * elem), StateBytes: saturate(cells * c * elem), ParamBytes: saturate(params * (4*16 + 4 + 16) * elem), ScratchBytes: saturate(2 * largest * elem)}
-	return m.kept(s.Steps, s.Recompute)
+	return MemoryEstimate{StepBytes: saturate(step * elem), StateBytes: saturate(cells * c * elem), ParamBytes: saturate(params * (4*16 + 4 + 16) * elem), ScratchBytes: saturate(scratch * elem)}
 }
 
 // EstimateRollout estimates the memory a soft rollout of m without
@@ -106,7 +126,7 @@ func EstimateMemory(s Setup, height, width int) MemoryEstimate {
 // GCPercent: every step reuses one step's activations, and two states are
 // alive (the current one and the next); no gradients, no optimiser.
 func EstimateRollout(m *dlca.Model, height, width int) MemoryEstimate {
-	e := EstimateMemory(Setup{Model: m, Batch: 1, Steps: 1}, height, width)
+	e := estimateStep(Setup{Model: m, Batch: 1, Steps: 1}, height, width)
 	e.ParamBytes = e.ParamBytes / (4*16 + 4 + 16) * 20 // coefficients and probabilities only
 	e.ScratchBytes = 0
 	return e.kept(1, 0)

@@ -18,22 +18,56 @@ import (
 )
 
 // TestEstimateMemoryCheckerboard checks the estimate against the paper's
-// checkerboard counted by hand (DESIGN.md: "about 190 MB per iteration"):
-// 512 cells (2 x 16 x 16) x 8 channels; per step 9 neighbourhood values and
-// 16 kernels x (8+4+2) perception gates per (cell, channel), 264 update
-// inputs and 2816 update gates per cell, 4 bytes each.
+// checkerboard counted by hand: 512 cells (2 x 16 x 16) x 8 channels; per
+// step 264 update inputs and 2816 update gates per cell, 4 bytes each (the
+// perception's 9 neighbourhood values and 16 kernels x (8+4+2) gates per
+// cell and channel are recomputed tile by tile, not kept). Kept for all 20
+// steps (one segment of 20), that is 126 MB; by default the engine
+// recomputes step by step (its 6 MiB fit CacheStepBytes), keeping one.
 func TestEstimateMemoryCheckerboard(t *testing.T) {
 	e, m := experimentModel(t, "checkerboard")
 	s := e.Setup(m)
-	est := bptt.EstimateMemory(s, 16, 16)
-	const perStep = 4 * (512*8*9 + 16*(8+4+2)*512*8 + 512*264 + 2816*512)
-	if est.StepBytes != perStep || est.KeptSteps != 20 || est.StateBytes != 4*512*8 {
-		t.Fatalf("estimate %+v, want %d bytes per step, 20 steps kept, states of %d bytes", est, perStep, 4*512*8)
+	s.Recompute = s.Steps
+	all := bptt.EstimateMemory(s, 16, 16)
+	const perStep = 4 * (512*264 + 2816*512)
+	if all.StepBytes != perStep || all.KeptSteps != 20 || all.StateBytes != 4*512*8 {
+		t.Fatalf("estimate %+v, want %d bytes per step, 20 steps kept, states of %d bytes", all, perStep, 4*512*8)
 	}
 	s.Recompute = bptt.SuggestRecompute(s.Steps)
 	r := bptt.EstimateMemory(s, 16, 16)
-	if s.Recompute != 4 || r.KeptSteps != 4 || r.KeptStates != 6 || r.Total*4 > est.Total {
-		t.Fatalf("with recompute %d: %+v, without %+v", s.Recompute, r, est)
+	if s.Recompute != 4 || r.KeptSteps != 4 || r.KeptStates != 6 || r.Total*3 > all.Total {
+		t.Fatalf("with recompute %d: %+v, keeping every step %+v", s.Recompute, r, all)
+	}
+	s.Recompute = 0
+	if k := s.Segment(16, 16); k != 1 {
+		t.Fatalf("the engine's own segment is %d steps, want 1", k)
+	}
+	if d := bptt.EstimateMemory(s, 16, 16); d.KeptSteps != 1 || d.KeptStates != 21 || d.Total >= r.Total {
+		t.Fatalf("by default: %+v, with recompute 4 %+v", d, r)
+	}
+}
+
+// TestSegmentKeepsLargeSteps: the lizard's steps on 40x40 cells (1,600
+// cells x 5,120 update inputs and gates, 31 MiB of activations each) do
+// not fit CacheStepBytes, so by default their training keeps every step;
+// on its own 20x20 grid they do (8 MiB), and a one-step rollout has
+// nothing to recompute.
+func TestSegmentKeepsLargeSteps(t *testing.T) {
+	e, m := experimentModel(t, "lizard")
+	s := e.Setup(m)
+	if k := s.Segment(40, 40); k != 0 {
+		t.Errorf("lizard on 40x40 cells: segment %d, want 0 (keep every step)", k)
+	}
+	if k := s.Segment(20, 20); k != 1 {
+		t.Errorf("lizard: segment %d, want 1", k)
+	}
+	s.Steps = 1
+	if k := s.Segment(2, 2); k != 0 {
+		t.Errorf("one step: segment %d, want 0", k)
+	}
+	s.Steps, s.Recompute = 12, 5
+	if k := s.Segment(20, 20); k != 5 {
+		t.Errorf("recompute 5 asked for: segment %d", k)
 	}
 }
 
@@ -72,14 +106,17 @@ func peakHeap(gcPercent int, f func()) int64 {
 }
 
 // TestEstimateMemoryMatchesTheHeap runs first iterations of the small
-// checkerboard with and without gradient checkpointing and compares the
-// peak heap growth with the estimate's live heap; checkpointing must
-// shrink both.
+// checkerboard keeping every step (one segment of all steps), with
+// gradient checkpointing every sqrt(steps), and as the engine chooses by
+// default (step by step), and compares the peak heap growth with the
+// estimate's live heap; checkpointing must shrink both (by a third at
+// least every sqrt(steps): the buffers every step shares weigh as much
+// as a few steps' activations).
 func TestEstimateMemoryMatchesTheHeap(t *testing.T) {
 	e, m := experimentModel(t, "checkerboard-small")
 	b := e.Source()(newRand(1))
-	var peaks [2]int64
-	for i, k := range []int{0, bptt.SuggestRecompute(e.Steps)} {
+	var peaks [3]int64
+	for i, k := range []int{e.Steps, bptt.SuggestRecompute(e.Steps), 0} {
 		s := e.Setup(m)
 		s.Recompute = k
 		est := bptt.EstimateMemory(s, 8, 8)
@@ -98,14 +135,15 @@ func TestEstimateMemoryMatchesTheHeap(t *testing.T) {
 			t.Errorf("recompute %d: peak heap growth %d bytes is %.2f times the estimated live heap %d", k, peaks[i], ratio, est.Live)
 		}
 	}
-	if peaks[1]*2 > peaks[0] {
-		t.Errorf("gradient checkpointing: peak %d bytes, without %d", peaks[1], peaks[0])
+	if peaks[1]*3 > peaks[0]*2 || peaks[2] > peaks[1] {
+		t.Errorf("peaks %d bytes keeping every step, %d recomputing every %d, %d by default", peaks[0], peaks[1], bptt.SuggestRecompute(e.Steps), peaks[2])
 	}
 }
 
 func TestMemoryCheck(t *testing.T) {
 	e, m := experimentModel(t, "checkerboard")
 	s := e.Setup(m)
+	s.Recompute = s.Steps // keep every step
 	est := bptt.EstimateMemory(s, 16, 16)
 	if err := est.Check(s, est.Total, "-max-memory"); err != nil {
 		t.Fatalf("a limit equal to the estimate: %v", err)

@@ -58,7 +58,7 @@ func gradients(t *testing.T, s Setup, b *Batch) (float64, [][]float64) {
 	target := toTensor(e.m.DType(), b.Target, s.Batch, b.Height, b.Width, len(s.LossChannels))
 	var loss *autograd.Tensor
 	if s.Recompute > 0 {
-		loss, err = e.recomputedLoss(init, target, b.FireSeed)
+		loss, err = e.recomputedLoss(init, target, b.FireSeed, s.Recompute, 0)
 	} else {
 		loss = Loss(e.m.Rollout(init, s.Steps, dlca.RolloutOptions{Async: s.Async, Seed: b.FireSeed}), target, s.LossChannels)
 		err = loss.Backward()

@@ -120,14 +120,28 @@ func bit(t bool) uint8 {
 // one that equals an earlier gate's function by that gate, and one that
 // negates it by a NOT of it. It finds
 // what structural rules cannot, such as x AND (x OR y) = x or two different
-// gate trees computing the same function.
+// gate trees computing the same function. Gates of up to
+// MaxExhaustiveInputs inputs it merges after simulation and a proof
+// (simmerge.go).
 func MergeEquivalent(nl *Netlist) *Netlist {
 	cones := conesOf(nl)
 	seen := map[string]int32{} // function key -> new value; looked up only
+	sim := newSimMerger(nl)
+	newOf := make([]int32, nl.NumValues()) // new value of each old gate
 	return rebuild(nl, func(b *builder, k int, g Gate, label string) int32 {
 		c := cones[nl.NumInputs+k]
 		if c.big {
-			return b.add(g, label)
+			v := int32(nl.NumInputs + k)
+			u, neg, ok := sim.match(v)
+			switch {
+			case !ok:
+				newOf[v] = b.add(g, label)
+			case neg:
+				newOf[v] = b.add(Gate{Op: gates.NotA, A: newOf[u], B: newOf[u]}, label)
+			default:
+				newOf[v] = newOf[u]
+			}
+			return newOf[v]
 		}
 		switch len(c.support) {
 		case 0:

@@ -22,6 +22,8 @@ var passes = []pass{
 	{"merge", MergeIdentical},
 	{"functions", MergeEquivalent},
 	{"resubstitute", Resubstitute},
+	{"rewrite", Rewrite},
+	{"symmetric", Symmetrize},
 	{"dead", RemoveDead},
 }
 

@@ -31,7 +31,9 @@
 // table; its backward is gates.LogitGrads) and one fused op per step
 // (neighbourhood gather, every layer, fire mask). The step keeps its
 // activations feature-major ([feature][row]) in a reusable Workspace, so each
-// gate streams contiguous vectors; its gradient with respect to a layer's
+// gate streams contiguous vectors: the update network's input and outputs
+// only, as the perception's are recomputed tile by tile in the backward
+// pass (tiles.go); its gradient with respect to a layer's
 // coefficients is the four per-gate sums. ReferenceRollout is the same
 // computation written with autograd's general ops only, kept as the
 // definition the fused path is tested against (and finite differences test
@@ -43,9 +45,12 @@
 // Model files are versioned JSON (Save, Load), described in
 // docs/model-format.md.
 //
+// A step's layers form two phases over the same rows each (perception over
+// cells*C rows, update over cells rows); each worker takes tiles of rows
+// through every layer of a phase (tiles.go), one fork and join per phase.
 // Work is split into blocks of rows fixed by the shapes alone, and partial
 // sums are added in block order, so results are bit for bit the same for any
-// GOMAXPROCS.
+// GOMAXPROCS or RolloutOptions.Workers.
 //
 // # Errors
 //

@@ -13,22 +13,16 @@ import "github.com/dlca/dlca/gates"
 // [cells, C] and percep the last kernel layer's output [(k*S + s)][ch*cells
 // + cell], for K kernels of S bits.
 func AssembleUpdateInput[F gates.Float](uin, state, percep []F, cells, c, k, s int) {
-	for ch := range c {
-		row := uin[ch*cells : (ch+1)*cells]
-		for cell := range row {
-			row[cell] = state[cell*c+ch]
-		}
-	}
-	rp := cells * c
-	for ch := range c {
-		for b := range s {
-			for kk := range k {
-				f := c + (ch*s+b)*k + kk
-				src := percep[(kk*s+b)*rp+ch*cells:]
-				copy(uin[f*cells:(f+1)*cells], src[:cells])
-			}
-		}
-	}
+	gates.Transpose(uin[:cells*c], state, cells, c) // the own channels
+	assembleUpdateInputRows(uin, percep, 0, cells*c, cells, c, k, s)
+}
+
+// assembleUpdateInputRows writes the perception features of uin that come
+// from the perception rows [lo, hi) (row ch*cells + cell is channel ch of
+// a cell): percep is the last kernel layer's output on those rows only,
+// [(k*S + s)][hi-lo].
+func assembleUpdateInputRows[F gates.Float](uin, percep []F, lo, hi, cells, c, k, s int) {
+	forUpdateInputRuns(lo, hi, cells, c, k, s, func(f, p, n int) { copy(uin[f:f+n], percep[p:p+n]) })
 }
 
 // SplitUpdateInputGrad is AssembleUpdateInput's backward pass: it adds the own
@@ -40,14 +34,32 @@ func SplitUpdateInputGrad[F gates.Float](dstate, dpercep, duin []F, cells, c, k,
 			dstate[cell*c+ch] += v
 		}
 	}
-	rp := cells * c
-	for ch := range c {
+	splitUpdateInputGradRows(dpercep, duin, 0, cells*c, cells, c, k, s)
+}
+
+// splitUpdateInputGradRows is assembleUpdateInputRows' backward pass: it
+// writes dpercep ([(k*S + s)][hi-lo]) from the gradient duin of the update
+// network's input.
+func splitUpdateInputGradRows[F gates.Float](dpercep, duin []F, lo, hi, cells, c, k, s int) {
+	forUpdateInputRuns(lo, hi, cells, c, k, s, func(f, p, n int) { copy(dpercep[p:p+n], duin[f:f+n]) })
+}
+
+// forUpdateInputRuns calls run(f, p, n) for every run of n values that
+// the perception rows [lo, hi) give the update network's input: its
+// elements f .. f+n-1 are those p .. p+n-1 of the last kernel layer's
+// output over those rows, [(k*S + s)][hi-lo].
+func forUpdateInputRuns(lo, hi, cells, c, k, s int, run func(f, p, n int)) {
+	rows := hi - lo
+	for r := lo; r < hi; {
+		ch, first := r/cells, r%cells
+		n := min(cells-first, hi-r) // the rest of the rows in this channel
 		for b := range s {
 			for kk := range k {
 				f := c + (ch*s+b)*k + kk
-				copy(dpercep[(kk*s+b)*rp+ch*cells:(kk*s+b)*rp+(ch+1)*cells], duin[f*cells:(f+1)*cells])
+				run(f*cells+first, (kk*s+b)*rows+r-lo, n)
 			}
 		}
+		r += n
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/circuit"
+	"github.com/dlca/dlca/gates"
 )
 
 // TestNeighbourhoodMatchesReference: the feature-major gather gives the
@@ -58,6 +59,36 @@ func TestNeighbourhoodLayout(t *testing.T) {
 		for n, v := range tc.want {
 			if got := nb[n*g.Cells()]; got != v { // feature n, row (channel 0, cell 0)
 				t.Fatalf("%v: position %d of cell (0,0): %v, want %v", tc.b, n, got, v)
+			}
+		}
+	}
+}
+
+// TestGatherRowsInPieces: gathering the rows in pieces that cross channels
+// (as the step's tiles do when the cells are not a multiple of 128), each
+// into a buffer of its own rows, gives GatherNeighbourhood's values.
+func TestGatherRowsInPieces(t *testing.T) {
+	for _, b := range []circuit.Boundary{circuit.Zero, circuit.Periodic} {
+		g := Grid{Batch: 2, Height: 3, Width: 5, Channels: 3, Boundary: b}
+		s := randomState(autograd.Float64, 5, g.Batch, g.Height, g.Width, g.Channels).Data64()
+		want := make([]float64, 9*g.Len())
+		GatherNeighbourhood(want, s, g)
+		fm := make([]float64, len(s))
+		gates.Transpose(fm, s, g.Cells(), g.Channels)
+		for _, step := range []int{1, 7, 29, g.Len()} {
+			got := make([]float64, len(want))
+			for lo := 0; lo < g.Len(); lo += step {
+				hi := min(g.Len(), lo+step)
+				piece := make([]float64, 9*(hi-lo))
+				gatherRows(piece, fm, g.runs(), g, lo, hi)
+				for n := range 9 {
+					copy(got[n*g.Len()+lo:n*g.Len()+hi], piece[n*(hi-lo):(n+1)*(hi-lo)])
+				}
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("%v, pieces of %d rows: nb[%d] = %v, want %v", b, step, i, got[i], want[i])
+				}
 			}
 		}
 	}

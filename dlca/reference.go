@@ -73,3 +73,13 @@ func wrapIndex(n int) []int {
 	}
 	return append(idx, 0)
 }
+
+// GraphRollout is ReferenceRollout with each gate layer as its fused op
+// (gates.Layer.Forward): a synchronous rollout of autograd's general ops,
+// which runs wherever they run, on an autograd device too (package gpu's
+// AutogradDevice) when the state and the logits live there; it is how a
+// model trains through autograd's graph on such a device. On the CPU,
+// Rollout is faster (one fused op per step).
+func (m *Model) GraphRollout(state *autograd.Tensor, steps int) *autograd.Tensor {
+	return m.referenceRollout(state, steps, (*gates.Layer).Forward)
+}

@@ -97,9 +97,11 @@ func (m *Model) coefficients() []*autograd.Tensor {
 // rows (row c*cells + cell is channel c of a cell), the update network over
 // cells rows.
 type plan struct {
-	m      *Model
-	g      Grid
-	layers []fmLayer // Layers order
+	m       *Model
+	g       Grid
+	layers  []fmLayer // Layers order
+	workers int       // goroutines per phase of a step; 0: GOMAXPROCS
+	runs    [][]run   // g.runs(): the cells each cell sees
 }
 
 // fmLayer is a gate layer for gates.ForwardSoftFM and BackwardSoftFM.
@@ -108,8 +110,9 @@ type fmLayer struct {
 	d gates.Dims
 }
 
-func newPlan(m *Model, g Grid) *plan {
-	p := &plan{m: m, g: g}
+// newPlan returns the plan of m's steps on g, whose runs are g.runs().
+func newPlan(m *Model, g Grid, runs [][]run) *plan {
+	p := &plan{m: m, g: g, runs: runs}
 	n, c := g.Cells(), m.Config.Channels
 	for i, l := range m.Perception {
 		p.layers = append(p.layers, fmLayer{l.Wiring, gates.Dims{Rows: n * c, Groups: l.Groups, In: l.In, Out: l.Out, SharedInput: i == 0}})
@@ -121,21 +124,18 @@ func newPlan(m *Model, g Grid) *plan {
 }
 
 // activations are one step's stored intermediate values, kept for the
-// backward pass, all feature-major: the neighbourhoods [9][cells*C], every
-// layer's output [gates][rows] and the update network's input
-// [UpdateInputs][cells].
+// backward pass, all feature-major: the update network's input
+// [UpdateInputs][cells] and every update layer's output [gates][cells].
+// The perception's are not kept: its tiles recompute them (tiles.go).
 type activations[F gates.Float] struct {
-	nb     []F
-	layers [][]F
 	uin    []F
+	layers [][]F
 }
 
 func newActivations[F gates.Float](p *plan) *activations[F] {
-	a := &activations[F]{
-		nb:  make([]F, p.g.Cells()*p.g.Channels*NeighbourhoodSize),
-		uin: make([]F, p.g.Cells()*p.m.Config.UpdateInputs()),
-	}
-	for _, l := range p.layers {
+	a := &activations[F]{uin: make([]F, p.g.Cells()*p.m.Config.UpdateInputs())}
+	_, update := p.phases()
+	for _, l := range p.layers[update.from:update.to] {
 		a.layers = append(a.layers, make([]F, l.d.YLen()))
 	}
 	return a
@@ -143,10 +143,11 @@ func newActivations[F gates.Float](p *plan) *activations[F] {
 
 // fits reports whether a holds the activations of plan p.
 func (a *activations[F]) fits(p *plan) bool {
-	if len(a.layers) != len(p.layers) || len(a.nb) != p.g.Cells()*p.g.Channels*NeighbourhoodSize || len(a.uin) != p.g.Cells()*p.m.Config.UpdateInputs() {
+	_, update := p.phases()
+	if len(a.layers) != update.to-update.from || len(a.uin) != p.g.Cells()*p.m.Config.UpdateInputs() {
 		return false
 	}
-	for i, l := range p.layers {
+	for i, l := range p.layers[update.from:update.to] {
 		if len(a.layers[i]) != l.d.YLen() {
 			return false
 		}

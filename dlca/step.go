@@ -6,25 +6,50 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/gates"
+	"github.com/dlca/dlca/internal/parallel"
 	"github.com/dlca/dlca/jaxrand"
 )
 
 // stepOp is one whole step of the automaton (neighbourhood gather, perception,
 // update, optional fire mask) fused into a single autograd op. Its inputs are
 // the state followed by every layer's coefficients (coeffOp's outputs); its
-// backward pass runs the gates package's kernels layer by layer over the
-// activations it kept.
+// backward pass runs the gates package's kernels over the activations it
+// kept (the update network's input and outputs; the perception's it
+// recomputes). Both passes run each phase's layers tile by tile (tiles.go).
 //
-// With hard (a straight-through rollout) the forward pass steps with hard's
-// coefficients, every gate its argmax op, while the backward pass keeps the
-// inputs' relaxed coefficients: the gradient is the soft model's, taken at
-// the circuit's activations.
+// With hard (a straight-through rollout) the forward pass, and the
+// perception's recomputation, step with hard's coefficients, every gate its
+// argmax op, while the backward pass keeps the inputs' relaxed
+// coefficients: the gradient is the soft model's, taken at the circuit's
+// activations.
 type stepOp[F gates.Float] struct {
 	p       *plan
 	act     *activations[F]
-	scratch *[2][]F // gradient buffers, shared by the steps of a rollout
-	fire    []bool  // per cell; nil in a synchronous step
-	hard    [][]F   // per layer, the forward pass's coefficients; nil: the inputs'
+	scratch *stepScratch[F] // shared by the steps of a rollout
+	fire    []bool          // per cell; nil in a synchronous step
+	hard    [][]F           // per layer, the forward pass's coefficients; nil: the inputs'
+}
+
+// stepScratch is what a step's passes write and forget: the state and its
+// gradient feature-major ([C][cells]), two gradient buffers that serve
+// every update layer in turn, the gradient of the update network's
+// output, that of the neighbourhoods, the layers' per-block sums, and each
+// worker's buffers for the perception tiles.
+type stepScratch[F gates.Float] struct {
+	fm, dfm []F
+	grad    [2][]F
+	out     []F
+	dnb     []F
+	partial [][]float64
+	tiles   []*tileScratch[F]
+}
+
+// transposed returns state ([cells, C]) feature-major, [C][cells], in
+// s.fm.
+func (s *stepScratch[F]) transposed(state []F, cells, c int) []F {
+	s.fm = grow(s.fm, len(state))
+	gates.Transpose(s.fm, state, cells, c)
+	return s.fm
 }
 
 func (op *stepOp[F]) Name() string { return "dlca.Step" }
@@ -34,83 +59,119 @@ func (op *stepOp[F]) Forward(in []*autograd.Tensor) *autograd.Tensor {
 	cfg := p.m.Config
 	cells, c := p.g.Cells(), cfg.Channels
 	state := data[F](in[0])
-	GatherNeighbourhood(a.nb, state, p.g)
-	x := a.nb
-	np := len(p.m.Perception)
-	for i, l := range p.layers {
-		if i == np {
-			AssembleUpdateInput(a.uin, state, x, cells, c, cfg.Kernels, cfg.PerceptionBits())
-			x = a.uin
-		}
-		coeffs := data[F](in[1+i])
-		if op.hard != nil {
-			coeffs = op.hard[i]
-		}
-		gates.ForwardSoftFM(a.layers[i], x, coeffs, l.w, l.d)
-		x = a.layers[i]
-	}
+	coeffs := op.forwardCoefficients(in[1:])
+	fm := op.scratch.transposed(state, cells, c)
+	forwardPerception(p, op.scratch, coeffs, fm, a.uin)
+	copy(a.uin[:c*cells], fm) // the own channels
+	forwardUpdate(p, a, coeffs)
 	out := autograd.Zeros(in[0].DType(), in[0].Shape()...)
-	SelectFired(data[F](out), state, x, op.fire, cells, c)
+	SelectFired(data[F](out), state, a.layers[len(a.layers)-1], op.fire, cells, c)
 	return out
 }
 
 func (op *stepOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *autograd.Tensor) []*autograd.Tensor {
-	p, a := op.p, op.act
+	p, a, s := op.p, op.act, op.scratch
 	cfg := p.m.Config
 	cells, c := p.g.Cells(), cfg.Channels
 	dstate := autograd.ZerosLike(in[0])
 	ds := data[F](dstate)
+	coeffs := coefficientData[F](in[1:])
+	_, update := p.phases()
 	// g is the gradient of the last layer's output [C][cells]; a cell that
 	// did not fire passed its state through unchanged instead.
-	g := make([]F, c*cells)
-	SplitFiredGrad(g, ds, data[F](grad), op.fire, cells, c)
-	grads := make([]*autograd.Tensor, len(in))
-	np := len(p.m.Perception)
-	for i := len(p.layers) - 1; i >= 0; i-- {
-		x := a.nb
-		switch {
-		case i == np:
-			x = a.uin
-		case i > 0:
-			x = a.layers[i-1]
-		}
-		dx := op.buffer(len(x), g)
-		l := p.layers[i]
-		var sums []float64
+	s.out = grow(s.out, c*cells)
+	SplitFiredGrad(s.out, ds, data[F](grad), op.fire, cells, c)
+	// Every update layer's input, output gradient and input gradient, the
+	// gradients taking turns in the two buffers (the phase's tiles then
+	// run all its layers without waiting for one another).
+	n := len(p.layers)
+	xs, gs, dxs := make([][]F, n), make([][]F, n), make([][]F, n)
+	if len(s.partial) != n {
+		s.partial = make([][]float64, n)
+	}
+	partial := make([][]float64, n)
+	for i := range n {
 		if in[1+i].RequiresGrad() {
-			sums = make([]float64, 4*l.d.Gates())
-		}
-		gates.BackwardSoftFM(dx, sums, g, x, data[F](in[1+i]), l.w, l.d)
-		if sums != nil {
-			t := autograd.ZerosLike(in[1+i])
-			for j, v := range sums {
-				t.SetAt(j, v)
-			}
-			grads[1+i] = t
-		}
-		g = dx
-		if i == np {
-			dpercep := op.buffer(len(a.layers[np-1]), g)
-			SplitUpdateInputGrad(ds, dpercep, g, cells, c, cfg.Kernels, cfg.PerceptionBits())
-			g = dpercep
+			s.partial[i] = grow(s.partial[i], p.layers[i].d.PartialLen())
+			partial[i] = s.partial[i]
 		}
 	}
-	AddNeighbourhoodGrad(ds, g, p.g)
+	g := s.out
+	for i := update.to - 1; i >= update.from; i-- {
+		xs[i] = a.uin
+		if i > update.from {
+			xs[i] = a.layers[i-1-update.from]
+		}
+		gs[i], dxs[i] = g, op.buffer(len(xs[i]), g)
+		g = dxs[i]
+	}
+	backwardUpdate(p, dxs, gs, xs, coeffs, partial)
+	// The state's gradient, feature-major like everything it adds up,
+	// takes the own channels' and the neighbourhoods' gradients.
+	s.dfm = grow(s.dfm, len(ds))
+	gates.Transpose(s.dfm, ds, cells, c)
+	duin := dxs[update.from]
+	for i, v := range duin[:c*cells] {
+		s.dfm[i] += v
+	}
+	s.dnb = grow(s.dnb, NeighbourhoodSize*p.g.Len())
+	backwardPerception(p, s, op.forwardCoefficients(in[1:]), coeffs, s.transposed(data[F](in[0]), cells, c), duin, s.dnb, partial)
+	parallel.For(c, p.workers, func(_, c0, c1 int) { addNeighbourhoodGradChannels(s.dfm, s.dnb, p.runs, p.g, c0, c1) })
+	gates.Transpose(ds, s.dfm, c, cells)
+	grads := make([]*autograd.Tensor, len(in))
 	grads[0] = dstate
+	for i, pt := range partial {
+		if pt == nil {
+			continue
+		}
+		sums := make([]float64, 4*p.layers[i].d.Gates())
+		gates.AddPartialSums(sums, pt)
+		t := autograd.ZerosLike(in[1+i])
+		for j, v := range sums {
+			t.SetAt(j, v)
+		}
+		grads[1+i] = t
+	}
 	return grads
 }
 
+// forwardCoefficients returns the coefficients the forward pass steps
+// with: hard's in a straight-through step, else the inputs' ts.
+func (op *stepOp[F]) forwardCoefficients(ts []*autograd.Tensor) [][]F {
+	if op.hard != nil {
+		return op.hard
+	}
+	return coefficientData[F](ts)
+}
+
+// coefficientData returns the data of every layer's coefficient tensor.
+func coefficientData[F gates.Float](ts []*autograd.Tensor) [][]F {
+	cs := make([][]F, len(ts))
+	for i, t := range ts {
+		cs[i] = data[F](t)
+	}
+	return cs
+}
+
+// grow returns b with length n, reallocated only when too short. Its
+// contents are stale.
+func grow[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	return b[:n]
+}
+
 // buffer returns a gradient buffer of n elements that is not busy (busy is
-// the one in use). Its contents are stale: gates.BackwardSoftFM overwrites it.
+// the one in use). Its contents are stale: gates.BackwardSoftFMBlocks
+// overwrites it.
 func (op *stepOp[F]) buffer(n int, busy []F) []F {
-	for i, b := range op.scratch {
+	for i, b := range op.scratch.grad {
 		if cap(b) > 0 && &b[:1][0] == &busy[:1][0] {
 			continue
 		}
-		if cap(b) < n {
-			op.scratch[i] = make([]F, n)
-		}
-		return op.scratch[i][:n]
+		op.scratch.grad[i] = grow(b, n)
+		return op.scratch.grad[i]
 	}
 	panic("dlca: step: no free gradient buffer")
 }
@@ -120,9 +181,23 @@ func (op *stepOp[F]) buffer(n int, busy []F) []F {
 // must not be shared by two rollouts whose graphs are alive at once: the
 // second overwrites what the first needs for its backward pass.
 type Workspace struct {
-	key     Grid
-	steps   []any // *activations[F] per step
-	scratch any   // *[2][]F
+	key      Grid
+	steps    []any // *activations[F] per step
+	scratch  any   // *stepScratch[F]
+	runs     [][]run
+	runsGrid Grid // the grid of runs
+}
+
+// runsOf returns g.runs(), computed once per grid when w is not nil (the
+// engine's recomputing backward pass runs a rollout per step).
+func (w *Workspace) runsOf(g Grid) [][]run {
+	if w == nil {
+		return g.runs()
+	}
+	if w.runs == nil || w.runsGrid != g {
+		w.runs, w.runsGrid = g.runs(), g
+	}
+	return w.runs
 }
 
 func (w *Workspace) step(t int, p *plan) any {
@@ -158,6 +233,10 @@ type RolloutOptions struct {
 	// bptt) then computes and accumulates exactly what one rollout does.
 	Coefficients []*autograd.Tensor
 	Masks        *FireMasks
+	// Workers is the number of goroutines a step runs on, 0 meaning
+	// GOMAXPROCS. The results are the same bit for bit whatever it is;
+	// only the speed changes (on some machines one is the fastest).
+	Workers int
 	// Stop, if not nil, is asked before every step; when it returns true
 	// the rollout ends there and returns the state so far (a command
 	// stopped by Ctrl-C).
@@ -210,7 +289,8 @@ func (m *Model) rollout(state *autograd.Tensor, steps int, opt RolloutOptions, f
 	if state.DType() != m.DType() {
 		panic(fmt.Sprintf("dlca: Rollout: %v state for a %v model", state.DType(), m.DType()))
 	}
-	p := newPlan(m, g)
+	p := newPlan(m, g, opt.Workspace.runsOf(g))
+	p.workers = opt.Workers
 	coeffs := opt.Coefficients
 	if coeffs == nil {
 		coeffs = m.coefficients()
@@ -262,9 +342,9 @@ func applyStep[F gates.Float](p *plan, ws *Workspace, t int, fire []bool, state 
 			ws.steps[t] = act
 		}
 	}
-	scratch := new([2][]F)
+	scratch := new(stepScratch[F])
 	if ws != nil {
-		if s, ok := ws.scratch.(*[2][]F); ok {
+		if s, ok := ws.scratch.(*stepScratch[F]); ok {
 			scratch = s
 		}
 		ws.scratch = scratch

@@ -33,6 +33,10 @@
 //
 // Each gate streams contiguous vectors. It is the layout the cellular
 // automaton trains on (package dlca's fused step) and the GPU's kernels use.
+// ForwardSoftFMRows and BackwardSoftFMBlocks run a layer over a range of
+// rows on the calling goroutine, for an executor that schedules rows itself
+// (dlca's step takes tiles of rows through several layers in a row);
+// AddPartialSums completes the backward pass's sums.
 // The backward pass adds input gradients straight into dx (each goroutine
 // owns a span of rows over every feature, and adds in gate order) and sums
 // over fixed blocks of 128 rows combined in block order, so results are bit
@@ -45,7 +49,10 @@
 //
 // Layer.Forward is one autograd custom op on row-major tensors (x [rows, In]
 // or [rows, Groups, In], y [rows, Groups, Out]: rows are the batch); it
-// transposes around the feature-major kernels.
+// transposes around the feature-major kernels. On an autograd device other
+// than the CPU (x and Logits both there) it runs the device's
+// DeviceKernels instead: package gpu's AutogradDevice implements them with
+// its engine's gate kernels.
 //
 // # Argument order
 //

@@ -20,6 +20,12 @@ import "fmt"
 // fixes the result's rounding.
 const fmBlockRows = 128
 
+// callBlocks is the most blocks of one gate the backward pass hands its
+// vector loop at once: one call then streams up to 1024 rows, and the
+// calls' overhead, a tenth of the loop's time with one block per call, is
+// spread over eight.
+const callBlocks = 8
+
 // fmMaxSpan is the most blocks one worker takes at a time. Each gate then
 // streams up to fmMaxSpan*fmBlockRows contiguous rows of its vectors, which
 // the hardware prefetches better than one block's 512 bytes.
@@ -53,17 +59,33 @@ func forSpans(rows int, f func(lo, hi, b0, b1 int)) {
 // processed in parallel. It panics if the lengths disagree with d.
 func ForwardSoftFM[F Float](y, x, coeffs []F, w Wiring, d Dims) {
 	d.check("ForwardSoftFM", w, len(x), len(y), len(coeffs))
+	forSpans(d.Rows, func(lo, hi, _, _ int) { forwardRows(y, x, coeffs, w, d, lo, hi) })
+}
+
+// ForwardSoftFMRows is ForwardSoftFM over rows [lo, hi) only, on the
+// calling goroutine: for an executor that schedules the rows itself (dlca's
+// step runs a tile of rows through several layers in a row). The other
+// rows of y are left alone. It panics if the lengths disagree with d or the
+// rows are out of range.
+func ForwardSoftFMRows[F Float](y, x, coeffs []F, w Wiring, d Dims, lo, hi int) {
+	d.check("ForwardSoftFMRows", w, len(x), len(y), len(coeffs))
+	if lo < 0 || hi > d.Rows || lo > hi {
+		panic(fmt.Sprintf("gates: ForwardSoftFMRows: rows [%d, %d) of %d", lo, hi, d.Rows))
+	}
+	forwardRows(y, x, coeffs, w, d, lo, hi)
+}
+
+// forwardRows is ForwardSoftFM over rows [lo, hi), unchecked.
+func forwardRows[F Float](y, x, coeffs []F, w Wiring, d Dims, lo, hi int) {
 	rows := d.Rows
-	forSpans(rows, func(lo, hi, _, _ int) {
-		for g := range d.Groups {
-			for j := range d.Out {
-				k := g*d.Out + j
-				fa, fb := d.operands(w, g, j)
-				c := coeffs[4*k : 4*k+4]
-				forwardGateFM(y[k*rows+lo:k*rows+hi], x[fa*rows+lo:fa*rows+hi], x[fb*rows+lo:fb*rows+hi], c[0], c[1], c[2], c[3])
-			}
+	for g := range d.Groups {
+		for j := range d.Out {
+			k := g*d.Out + j
+			fa, fb := d.operands(w, g, j)
+			c := coeffs[4*k : 4*k+4]
+			forwardGateFM(y[k*rows+lo:k*rows+hi], x[fa*rows+lo:fa*rows+hi], x[fb*rows+lo:fb*rows+hi], c[0], c[1], c[2], c[3])
 		}
-	})
+	}
 }
 
 // BackwardSoftFM is ForwardSoftFM's backward pass. Given g = dL/dy
@@ -90,36 +112,85 @@ func BackwardSoftFM[F Float](dx []F, sums []float64, g, x, coeffs []F, w Wiring,
 	if sums != nil && len(sums) != 4*d.Gates() {
 		panic(fmt.Sprintf("gates: BackwardSoftFM: sums has %d elements, want %d", len(sums), 4*d.Gates()))
 	}
-	rows, gates := d.Rows, d.Gates()
 	var partial []float64
 	if sums != nil {
-		partial = make([]float64, ceilDiv(rows, fmBlockRows)*4*gates)
+		partial = make([]float64, d.PartialLen())
 	}
-	forSpans(rows, func(lo, hi, b0, b1 int) {
-		for f := range d.inputs() {
-			clear(dx[f*rows+lo : f*rows+hi])
-		}
-		for grp := range d.Groups {
-			for j := range d.Out {
-				k := grp*d.Out + j
-				fa, fb := d.operands(w, grp, j)
-				xa, xb := x[fa*rows+lo:fa*rows+hi], x[fb*rows+lo:fb*rows+hi]
-				da, db := dx[fa*rows+lo:fa*rows+hi], dx[fb*rows+lo:fb*rows+hi]
-				gk := g[k*rows+lo : k*rows+hi]
-				c := coeffs[4*k : 4*k+4]
-				for blk := b0; blk < b1; blk++ {
-					l, h := blk*fmBlockRows-lo, min(hi, (blk+1)*fmBlockRows)-lo
-					s := backwardGateFM(da[l:h], db[l:h], gk[l:h], xa[l:h], xb[l:h], c[1], c[2], c[3])
-					if partial != nil {
-						p := partial[(blk*gates+k)*4 : (blk*gates+k+1)*4]
+	forSpans(d.Rows, func(_, _, b0, b1 int) { backwardBlocks(dx, partial, g, x, coeffs, w, d, b0, b1) })
+	if sums != nil {
+		AddPartialSums(sums, partial)
+	}
+}
+
+// BlockRows is the number of rows over which the backward pass sums in F,
+// whatever the layer's shape or the number of workers: the blocks' sums
+// are then added in float64 in block order, so the block size fixes the
+// result's rounding. Block b is rows [b*BlockRows, (b+1)*BlockRows), the
+// last one possibly shorter.
+const BlockRows = fmBlockRows
+
+// Blocks returns the number of blocks of d.Rows rows.
+func (d Dims) Blocks() int { return ceilDiv(d.Rows, fmBlockRows) }
+
+// PartialLen is the length of BackwardSoftFMBlocks' partial sums: four per
+// gate and block.
+func (d Dims) PartialLen() int { return d.Blocks() * 4 * d.Gates() }
+
+// BackwardSoftFMBlocks is BackwardSoftFM over blocks [b0, b1) of the rows
+// only (see BlockRows), on the calling goroutine: it overwrites dx on those
+// rows and, unless partial is nil, writes each of those blocks' four sums
+// per gate into partial (d.PartialLen values, block b's run at b*4*Gates).
+// Once every block is done, AddPartialSums gives BackwardSoftFM's sums, bit
+// for bit. Calls on disjoint blocks may run at the same time. It panics if
+// the lengths disagree with d or the blocks are out of range.
+func BackwardSoftFMBlocks[F Float](dx []F, partial []float64, g, x, coeffs []F, w Wiring, d Dims, b0, b1 int) {
+	d.check("BackwardSoftFMBlocks", w, len(x), len(g), len(coeffs))
+	switch {
+	case len(dx) != len(x):
+		panic(fmt.Sprintf("gates: BackwardSoftFMBlocks: dx has %d elements, x %d", len(dx), len(x)))
+	case partial != nil && len(partial) != d.PartialLen():
+		panic(fmt.Sprintf("gates: BackwardSoftFMBlocks: partial has %d elements, want %d", len(partial), d.PartialLen()))
+	case b0 < 0 || b1 > d.Blocks() || b0 > b1:
+		panic(fmt.Sprintf("gates: BackwardSoftFMBlocks: blocks [%d, %d) of %d", b0, b1, d.Blocks()))
+	}
+	backwardBlocks(dx, partial, g, x, coeffs, w, d, b0, b1)
+}
+
+// backwardBlocks is BackwardSoftFM over blocks [b0, b1), unchecked.
+func backwardBlocks[F Float](dx []F, partial []float64, g, x, coeffs []F, w Wiring, d Dims, b0, b1 int) {
+	rows, gates := d.Rows, d.Gates()
+	lo, hi := b0*fmBlockRows, min(rows, b1*fmBlockRows)
+	for f := range d.inputs() {
+		clear(dx[f*rows+lo : f*rows+hi])
+	}
+	for grp := range d.Groups {
+		for j := range d.Out {
+			k := grp*d.Out + j
+			fa, fb := d.operands(w, grp, j)
+			xa, xb := x[fa*rows+lo:fa*rows+hi], x[fb*rows+lo:fb*rows+hi]
+			da, db := dx[fa*rows+lo:fa*rows+hi], dx[fb*rows+lo:fb*rows+hi]
+			gk := g[k*rows+lo : k*rows+hi]
+			c := coeffs[4*k : 4*k+4]
+			// Up to callBlocks blocks at a time: the vector loop takes the
+			// whole ones in one call, backwardGateFM the rest (a last,
+			// shorter block, or all of them without a vector loop).
+			for blk := b0; blk < b1; blk += callBlocks {
+				n := min(callBlocks, b1-blk)
+				l, h := blk*fmBlockRows-lo, min(hi, (blk+n)*fmBlockRows)-lo
+				var sums [callBlocks][4]F
+				var acc [8 * callBlocks]float32
+				for i := backwardVectorBlocks(da[l:h], db[l:h], gk[l:h], xa[l:h], xb[l:h], c[1], c[2], c[3], sums[:], acc[:]); i < n; i++ {
+					l, h := (blk+i)*fmBlockRows-lo, min(hi, (blk+i+1)*fmBlockRows)-lo
+					sums[i] = backwardGateFM(da[l:h], db[l:h], gk[l:h], xa[l:h], xb[l:h], c[1], c[2], c[3])
+				}
+				if partial != nil {
+					for i, s := range sums[:n] {
+						p := partial[((blk+i)*gates+k)*4 : ((blk+i)*gates+k+1)*4]
 						p[0], p[1], p[2], p[3] = float64(s[0]), float64(s[1]), float64(s[2]), float64(s[3])
 					}
 				}
 			}
 		}
-	})
-	if sums != nil {
-		addChunks(sums, partial)
 	}
 }
 
@@ -186,10 +257,15 @@ func backwardGateFM[F Float](da, db, g, xa, xb []F, c1, c2, c3 F) [4]F {
 	return [4]F{s0 + t0, s1 + t1, s2 + t2, s3 + t3}
 }
 
-// addChunks sets sums to the sum of the blocks' partial sums (partial holds
-// one len(sums) run per block), added in block order so that the result
-// does not depend on which worker computed which block.
-func addChunks(sums, partial []float64) {
+// AddPartialSums sets sums (4 per gate) to the sum of the blocks' partial
+// sums (partial holds one len(sums) run per block, as BackwardSoftFMBlocks
+// writes them), added in block order so that the result does not depend
+// on which worker computed which block. It panics unless partial holds a
+// whole number of runs.
+func AddPartialSums(sums, partial []float64) {
+	if len(sums) == 0 || len(partial)%len(sums) != 0 {
+		panic(fmt.Sprintf("gates: AddPartialSums: %d partial sums for %d sums", len(partial), len(sums)))
+	}
 	clear(sums)
 	for c := 0; c < len(partial); c += len(sums) {
 		for i, v := range partial[c : c+len(sums)] {

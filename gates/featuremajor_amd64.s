@@ -40,14 +40,17 @@ fdone:
 	VZEROUPPER
 	RET
 
-// func backwardFMAVX2(da, db, g, xa, xb []float32, c1, c2, c3 float32, acc *[8]float32)
+// func backwardFMAVX2(da, db, g, xa, xb []float32, c1, c2, c3 float32, acc []float32)
 // da += g*(c1 + c3*b); db += g*(c2 + c3*a), da before db (they are one
-// slice when a gate reads one feature twice). The sums: Y12 holds the even
-// rows' chains (g, g*a, g*b, g*a*b) in its low half and the odd rows' in
-// its high half. The products of eight rows are transposed into four
-// vectors [row r | row r+1], added in row order, so every chain adds its
-// rows one at a time in the Go loop's order.
-TEXT ·backwardFMAVX2(SB), NOSPLIT, $0-144
+// slice when a gate reads one feature twice), over the first len(xa)&^7
+// rows, and the four sums per block of 128 rows: Y12 holds a block's
+// even rows' chains (g, g*a, g*b, g*a*b) in its low half and the odd
+// rows' in its high half, from zero; at the end of each block, and after
+// the last rows if they end inside one, they go to acc[8*b : 8*b+8]. The
+// products of eight rows are transposed into four vectors [row r | row
+// r+1], added in row order, so every chain adds its rows one at a time in
+// the Go loop's order.
+TEXT ·backwardFMAVX2(SB), NOSPLIT, $0-160
 	MOVQ da_base+0(FP), DI
 	MOVQ db_base+24(FP), R8
 	MOVQ g_base+48(FP), R9
@@ -57,13 +60,13 @@ TEXT ·backwardFMAVX2(SB), NOSPLIT, $0-144
 	VBROADCASTSS c1+120(FP), Y13
 	VBROADCASTSS c2+124(FP), Y14
 	VBROADCASTSS c3+128(FP), Y15
-	MOVQ acc+136(FP), BX
-	VMOVUPS (BX), Y12
+	MOVQ acc_base+136(FP), BX
 	XORQ AX, AX
 	ANDQ $-8, CX
-	JZ bdone
+	JZ mdone
+	VXORPS Y12, Y12, Y12
 
-bloop:
+mloop:
 	VMOVUPS (SI)(AX*4), Y0 // a
 	VMOVUPS (DX)(AX*4), Y1 // b
 	VMOVUPS (R9)(AX*4), Y2 // g
@@ -108,11 +111,22 @@ bloop:
 	VPERM2F128 $0x31, Y3, Y2, Y7
 	VADDPS     Y7, Y12, Y12
 
-	ADDQ $8, AX
-	CMPQ AX, CX
-	JLT  bloop
-	VMOVUPS Y12, (BX)
+	ADDQ  $8, AX
+	TESTQ $127, AX
+	JNZ   mnext
 
-bdone:
+	// The end of a block: its sums out, the next block's from zero.
+	VMOVUPS Y12, (BX)
+	ADDQ    $32, BX
+	VXORPS  Y12, Y12, Y12
+
+mnext:
+	CMPQ AX, CX
+	JLT  mloop
+	TESTQ $127, AX
+	JZ    mdone
+	VMOVUPS Y12, (BX) // the rows ended inside a block
+
+mdone:
 	VZEROUPPER
 	RET

@@ -124,9 +124,15 @@ func (l *Layer) checkLogitsShape() error {
 // Logits, which runs the feature-major kernels (ForwardSoftFM,
 // BackwardSoftFM: the one layout of a gate layer) between transposes.
 // Forward panics, naming the layer, if x's shape or dtype does not fit, or
-// if Validate fails (NaN logits, for instance).
+// if Validate fails (NaN logits, for instance). On a device other than the
+// CPU (x and Logits both there) it runs the device's DeviceKernels; NaN
+// logits then give NaN outputs rather than a panic, as the values stay on
+// the device.
 func (l *Layer) Forward(x *autograd.Tensor) *autograd.Tensor {
 	d := l.dims(x)
+	if x.Device() != autograd.CPU || l.Logits.Device() != autograd.CPU {
+		return autograd.Apply(&deviceLayerOp{l: l, d: d, k: l.deviceKernels(x)}, x, l.Logits)
+	}
 	if l.Logits.DType() == autograd.Float64 {
 		return autograd.Apply(&layerOp[float64]{l: l, d: d, p: softParamsOf[float64](l, l.Logits.Data64())}, x, l.Logits)
 	}

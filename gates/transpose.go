@@ -41,3 +41,9 @@ func transposeInto[F Float](dst, src []F, rows, cols int) {
 		}
 	}
 }
+
+// Transpose writes into dst ([cols][rows]) the transpose of src
+// ([rows][cols]), a cache-friendly copy between a row-major layout and the
+// kernels' feature-major one (dlca's step turns its [cells, C] states
+// around with it). It panics if the lengths disagree with the shape.
+func Transpose[F Float](dst, src []F, rows, cols int) { transposeInto(dst, src, rows, cols) }

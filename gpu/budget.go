@@ -54,9 +54,9 @@ func (b Budget) String() string {
 // limit; WebGPU does not report a device's memory size).
 func (b Budget) Check(d *Device, memoryLimit int64) error {
 	const suggest = "use a smaller grid, batch, number of steps or network, or train with -device cpu"
-	perBuffer := int64(min(d.Limits.MaxBufferSize, d.Limits.MaxStorageBufferBindingSize))
-	if l := b.Largest(); l.Bytes > perBuffer {
-		return fmt.Errorf("gpu: %s: buffer %q exceeds the device's limit of %s per buffer; %s", b, l.Label, mib(perBuffer), suggest)
+	l := b.Largest()
+	if err := d.checkSize(fmt.Sprintf("buffer %q", l.Label), uint64(l.Bytes), suggest); err != nil {
+		return fmt.Errorf("%w, in the %s", err, b)
 	}
 	if memoryLimit > 0 && b.Total() > memoryLimit {
 		return fmt.Errorf("gpu: %s exceeds the memory limit of %s; %s", b, mib(memoryLimit), suggest)

@@ -11,9 +11,53 @@ type Buffer struct {
 	Label string
 	N     int
 	buf   *wgpu.Buffer
+	d     *Device // the owner, which accounts for its memory; nil for a view of a pooled tensor's buffer
 }
 
+// storageUsage is the usage of every storage buffer: kernels bind it, and
+// the host writes, clears and reads it back.
 const storageUsage = wgpu.BufferUsageStorage | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst
+
+// MaxBufferBytes is the largest storage buffer the device can allocate and
+// bind: the smaller of its buffer and storage-binding limits.
+func (d *Device) MaxBufferBytes() uint64 {
+	return min(d.Limits.MaxBufferSize, d.Limits.MaxStorageBufferBindingSize)
+}
+
+// checkSize returns an error, ending with hint, when what (a buffer of size
+// bytes) is over the device's limit per buffer.
+func (d *Device) checkSize(what string, size uint64, hint string) error {
+	if limit := d.MaxBufferBytes(); size > limit {
+		return fmt.Errorf("gpu: %s needs %s, over the device's limit of %s per buffer (%s)", what, mib(int64(size)), mib(int64(limit)), hint)
+	}
+	return nil
+}
+
+// allocate is the one place storage buffers are made, for the engine
+// (NewBuffer) and for autograd tensors (the pool): it checks the size
+// against the device's limits, names what was refused, and counts the
+// bytes (Allocated).
+func (d *Device) allocate(what string, size uint64, hint string) (*wgpu.Buffer, error) {
+	if err := d.checkSize(what, size, hint); err != nil {
+		return nil, err
+	}
+	b, err := d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: what, Size: size, Usage: storageUsage})
+	if err != nil {
+		return nil, fmt.Errorf("gpu: the device refused %s of %d bytes: %v", what, size, err)
+	}
+	d.allocated += int64(size)
+	return b, nil
+}
+
+// free releases a buffer from allocate.
+func (d *Device) free(b *wgpu.Buffer) {
+	d.allocated -= int64(b.GetSize())
+	b.Release()
+}
+
+// Allocated returns the bytes of the storage buffers live on the device:
+// the engine's buffers and every autograd pool's (in use or free).
+func (d *Device) Allocated() int64 { return d.allocated }
 
 // NewBuffer allocates a zeroed storage buffer of n elements. WebGPU cannot
 // bind an empty buffer, so n = 0 allocates one element.
@@ -21,16 +65,11 @@ func (d *Device) NewBuffer(label string, n int) (*Buffer, error) {
 	if n < 0 {
 		panic(fmt.Sprintf("gpu: NewBuffer %q with %d elements", label, n))
 	}
-	size := uint64(max(n, 1)) * 4
-	if size > d.Limits.MaxBufferSize || size > d.Limits.MaxStorageBufferBindingSize {
-		return nil, fmt.Errorf("gpu: buffer %q needs %d MiB, over the device's limit of %d MiB per buffer (use a smaller grid, batch or network)",
-			label, size>>20, min(d.Limits.MaxBufferSize, d.Limits.MaxStorageBufferBindingSize)>>20)
-	}
-	b, err := d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Size: size, Usage: storageUsage})
+	b, err := d.allocate(fmt.Sprintf("buffer %q", label), uint64(max(n, 1))*4, "use a smaller grid, batch or network")
 	if err != nil {
-		return nil, fmt.Errorf("gpu: allocating buffer %q (%d bytes): %v", label, size, err)
+		return nil, err
 	}
-	return &Buffer{Label: label, N: n, buf: b}, nil
+	return &Buffer{Label: label, N: n, buf: b, d: d}, nil
 }
 
 // NewBufferFrom allocates a storage buffer holding data ([]float32 or []uint32).
@@ -60,10 +99,11 @@ func Write[E float32 | uint32](d *Device, b *Buffer, data []E) error {
 	return nil
 }
 
-// Release frees the buffer's device memory.
+// Release frees the buffer's device memory. A view of a pooled tensor's
+// buffer owns nothing: releasing it does nothing.
 func (b *Buffer) Release() {
-	if b != nil && b.buf != nil {
-		b.buf.Release()
+	if b != nil && b.buf != nil && b.d != nil {
+		b.d.free(b.buf)
 		b.buf = nil
 	}
 }

@@ -27,6 +27,7 @@ type Device struct {
 
 	pipelines map[string]*wgpu.ComputePipeline // by shader file name, built on first use
 	table     *Buffer                          // the gates' coefficient table, uploaded once
+	allocated int64                            // bytes of live storage buffers (see allocate)
 }
 
 // adapterRank orders adapter types by preference: lower is better.

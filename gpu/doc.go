@@ -1,7 +1,8 @@
 // Package gpu runs DiffLogic CA training on a GPU through WebGPU
 // (github.com/cogentcore/webgpu, which links wgpu-native): a headless device,
-// buffers, one WGSL kernel per file under shaders/, and an Engine for bptt
-// that keeps every activation of the rollout on the device.
+// buffers, one WGSL kernel per file under shaders/, an Engine for bptt that
+// keeps every activation of the rollout on the device, and AutogradDevice,
+// which runs package autograd on the GPU.
 //
 // # Devices
 //
@@ -16,7 +17,7 @@
 //
 // Every kernel (shaders/gate_forward.wgsl, say) has a Program method that
 // records its dispatch (Program.GateForward) and a method of the same name
-// in Kernels, on host slices, implemented twice: by GPU, which runs it as a
+// (or, for a kernel several ops share, the methods of those ops) in Kernels, on host slices, implemented twice: by GPU, which runs it as a
 // one-shot program, and by its CPU twin CPU, which calls the very function
 // the CPU engine runs (gates.ForwardSoftFM, dlca.GatherNeighbourhood, ...).
 // Tests run one body against both. Kernels never use float atomics:
@@ -44,6 +45,28 @@
 // padding to 16 bytes and a size test. Program's methods take the buffers
 // they write first, then those they read, then shapes (gonum's order, as in
 // the gates package).
+//
+// # Autograd
+//
+// AutogradDevice runs package autograd's tensors and ops (one autograd, two
+// devices): it implements autograd.Device and the kernel sets that autograd
+// and optim ask a device for, one kernel per file under shaders/autograd/
+// (broadcasting arithmetic, the unary table, comparisons and Where,
+// reductions along an axis, softmax, ArgMax, SGD and Adam steps). The
+// general ops' kernels live under shaders/ with the engine's and record
+// through Ops, which a Program embeds and the autograd device wraps:
+// matmul.wgsl (tiled, batched, broadcast), strided_copy.wgsl (Narrow, Cat,
+// Pad), gather.wgsl and scatter_add.wgsl (the index ops, summing through a
+// reverse index), im2col.wgsl and col2im.wgsl (convolutions, with the
+// product), max_pool.wgsl, dropout_mask.wgsl (a counter-based stream the CPU
+// draws alike), and the gate layer's own kernels behind gates.DeviceKernels.
+// Backward rules are compositions of those ops, so the backward pass runs on
+// the device too. Ops are recorded as the engine's programs are (commands
+// of Device.newCommand, submitted by Device.submit) and submitted when a
+// value is read back or a step ends; tensor buffers come from a pool that
+// reclaims the buffers of unreachable tensors and allocates, as the engine
+// does, through Device.allocate. The parity tests run every
+// op on both devices (checkParity) and hold the GPU to the CPU's results.
 //
 // # Errors
 //

@@ -128,7 +128,6 @@ func (e *Engine) modelBudget(b *Budget) {
 	}{{"gates logits", 16}, {"gates probs", 16}, {"gates coeffs", 4}, {"gates sums", 4}, {"gates grads", 16}, {"adamw m", 16}, {"adamw v", 16}} {
 		b.add(s.label, n*s.per)
 	}
-	b.add("adamw step", 4)
 	for _, l := range e.m.Layers() {
 		b.add("wiring "+l.Name, 2*l.Out)
 		b.add("wiring "+l.Name+" reverse start", l.In+1)
@@ -226,6 +225,16 @@ func (e *Engine) Iterate(b *bptt.Batch) (float64, error) {
 		return 0, fmt.Errorf("gpu: loss is %v: training diverged (try a smaller learning rate)", l)
 	}
 	return float64(loss[0]), nil
+}
+
+// Dispatches returns the kernel dispatches and command submissions of one
+// Iterate at the current grid shape: the forward and the backward program,
+// one submission each (0, 0 before the first Iterate).
+func (e *Engine) Dispatches() (dispatches, submissions int) {
+	if e.r == nil {
+		return 0, 0
+	}
+	return e.r.forward.Dispatches() + e.r.backward.Dispatches(), 2
 }
 
 func fireValues(fire []bool) []float32 {

@@ -290,6 +290,25 @@ func TestEngineReportsBudget(t *testing.T) {
 
 // TestEngineReshapes feeds batches of two grid sizes: the engine rebuilds
 // its buffers for the new shape and still matches the CPU.
+// TestEngineBudgetIsWhatItAllocates holds the budget the engine plans to
+// the device memory it allocates, and the engine to giving it all back.
+func TestEngineBudgetIsWhatItAllocates(t *testing.T) {
+	s, _, _ := checkerboard(t, 5, 6, 2, 0)
+	d := gpu.TestDevice(t)
+	before := d.Allocated()
+	e, err := gpu.NewEngine(s, gpu.Options{Device: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := d.Allocated()-before, e.Budget().Total(); got != want {
+		t.Errorf("the engine allocated %d bytes, its budget says %d", got, want)
+	}
+	e.Close()
+	if got := d.Allocated(); got != before {
+		t.Errorf("after Close the device holds %d bytes, %d before the engine", got, before)
+	}
+}
+
 func TestEngineReshapes(t *testing.T) {
 	s, _, b := checkerboard(t, 5, 6, 2, 1)
 	e := newEngine(t, s)

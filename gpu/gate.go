@@ -22,25 +22,36 @@ type Layer struct {
 // NewLayer uploads the wiring of a layer of groups x w.Len() gates reading in
 // inputs. It panics if w reads outside [0, in).
 func (d *Device) NewLayer(name string, in, groups int, w gates.Wiring, gateBase int) (*Layer, error) {
+	ix := indexWiring(w, in)
+	l := &Layer{Name: name, In: in, Out: w.Len(), Groups: groups, GateBase: gateBase}
+	var err error
+	if l.wiring, err = NewBufferFrom(d, name+" wiring", ix.pairs); err != nil {
+		return nil, err
+	}
+	if l.revStart, err = NewBufferFrom(d, name+" reverse start", ix.start); err != nil {
+		l.Release()
+		return nil, err
+	}
+	if l.revSlot, err = NewBufferFrom(d, name+" reverse slots", ix.slots); err != nil {
+		l.Release()
+		return nil, err
+	}
+	return l, nil
+}
+
+// wiringIndex is what a Layer's buffers hold: the wiring as (a, b) pairs
+// and its reverse index (gates.ReverseIndex), for the kernels.
+type wiringIndex struct{ pairs, start, slots []uint32 }
+
+// indexWiring returns the buffers' contents for wiring w reading in inputs
+// (the engine's layers and the autograd device's gate op).
+func indexWiring(w gates.Wiring, in int) wiringIndex {
 	rev := gates.NewReverseIndex(w, in)
 	pairs := make([]uint32, 0, 2*w.Len())
 	for k := range w.A {
 		pairs = append(pairs, uint32(w.A[k]), uint32(w.B[k]))
 	}
-	l := &Layer{Name: name, In: in, Out: w.Len(), Groups: groups, GateBase: gateBase}
-	var err error
-	if l.wiring, err = NewBufferFrom(d, name+" wiring", pairs); err != nil {
-		return nil, err
-	}
-	if l.revStart, err = NewBufferFrom(d, name+" reverse start", toU32(rev.Start)); err != nil {
-		l.Release()
-		return nil, err
-	}
-	if l.revSlot, err = NewBufferFrom(d, name+" reverse slots", toU32(rev.Slot)); err != nil {
-		l.Release()
-		return nil, err
-	}
-	return l, nil
+	return wiringIndex{pairs, toU32(rev.Start), toU32(rev.Slot)}
 }
 
 // Release frees the layer's buffers.
@@ -110,38 +121,38 @@ func (l *Layer) check(op string, rows int, sharedX bool, x, y *Buffer) {
 }
 
 // GateCoeffs records gate_coeffs.wgsl: Probs and Coeffs from Logits.
-func (p *Program) GateCoeffs(g *Gates) error {
-	return p.Dispatch("gate_coeffs.wgsl", g.N, countParams{N: uint32(g.N)}, p.d.table, g.Logits, g.Probs, g.Coeffs)
+func (o Ops) GateCoeffs(g *Gates) error {
+	return o.dispatch("gate_coeffs.wgsl", g.N, countParams{N: uint32(g.N)}, o.r.device().table, g.Logits, g.Probs, g.Coeffs)
 }
 
 // GateForward records gate_forward.wgsl: y = layer l applied to rows rows of
 // x, both feature-major (see gates.ForwardSoftFM).
-func (p *Program) GateForward(y, x *Buffer, l *Layer, g *Gates, rows int, sharedX bool) error {
+func (o Ops) GateForward(y, x *Buffer, l *Layer, g *Gates, rows int, sharedX bool) error {
 	l.check("GateForward", rows, sharedX, x, y)
-	return p.Dispatch("gate_forward.wgsl", rows*l.Groups*l.Out, l.params(rows, sharedX), l.wiring, g.Coeffs, x, y)
+	return o.dispatch("gate_forward.wgsl", rows*l.Groups*l.Out, l.params(rows, sharedX), l.wiring, g.Coeffs, x, y)
 }
 
 // GateBackwardInput records gate_backward_input.wgsl: gx = dL/dx given gy.
-func (p *Program) GateBackwardInput(gx, x, gy *Buffer, l *Layer, g *Gates, rows int, sharedX bool) error {
+func (o Ops) GateBackwardInput(gx, x, gy *Buffer, l *Layer, g *Gates, rows int, sharedX bool) error {
 	l.check("GateBackwardInput", rows, sharedX, x, gy)
 	if gx.N < l.xLen(rows, sharedX) {
 		panic(fmt.Sprintf("gpu: GateBackwardInput of layer %q: gx has %d elements, want %d", l.Name, gx.N, l.xLen(rows, sharedX)))
 	}
-	return p.Dispatch("gate_backward_input.wgsl", l.xLen(rows, sharedX), l.params(rows, sharedX),
+	return o.dispatch("gate_backward_input.wgsl", l.xLen(rows, sharedX), l.params(rows, sharedX),
 		l.wiring, l.revStart, l.revSlot, g.Coeffs, x, gy, gx)
 }
 
 // GateSums records gate_sums.wgsl: adds the layer's four per-gate sums over
 // the rows into g.Sums.
-func (p *Program) GateSums(g *Gates, x, gy *Buffer, l *Layer, rows int, sharedX bool) error {
+func (o Ops) GateSums(g *Gates, x, gy *Buffer, l *Layer, rows int, sharedX bool) error {
 	l.check("GateSums", rows, sharedX, x, gy)
-	return p.DispatchGroups("gate_sums.wgsl", l.Groups*l.Out, l.params(rows, sharedX), l.wiring, x, gy, g.Sums)
+	return o.r.DispatchGroups("gate_sums.wgsl", l.Groups*l.Out, l.params(rows, sharedX), l.wiring, x, gy, g.Sums)
 }
 
 // GateLogitGrad records gate_logit_grad.wgsl: adds dL/dLogits, from the sums
 // and probabilities, into g.Grads.
-func (p *Program) GateLogitGrad(g *Gates) error {
-	return p.Dispatch("gate_logit_grad.wgsl", g.N, countParams{N: uint32(g.N)}, p.d.table, g.Probs, g.Sums, g.Grads)
+func (o Ops) GateLogitGrad(g *Gates) error {
+	return o.dispatch("gate_logit_grad.wgsl", g.N, countParams{N: uint32(g.N)}, o.r.device().table, g.Probs, g.Sums, g.Grads)
 }
 
 func toU32(s []int32) []uint32 {

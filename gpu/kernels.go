@@ -46,6 +46,8 @@ type Kernels interface {
 	// Loss returns sum weight[c]*(state-target)^2 and its gradient; the
 	// weights are 1 on the loss channels and 0 elsewhere.
 	Loss(weight, state, target []float32, g Grid) (loss float32, dstate []float32, err error)
+
+	TensorKernels
 }
 
 // GPU runs Kernels on a device, one program (one submission) per call.
@@ -116,6 +118,19 @@ func (s *oneShot) gates(n int, logits, probs, coeffs, sums []float32) *Gates {
 	return &Gates{N: n,
 		Logits: s.in("logits", logits, 16*n), Probs: s.in("probs", probs, 16*n),
 		Coeffs: s.in("coeffs", coeffs, 4*n), Sums: s.in("sums", sums, 4*n), Grads: s.in("grads", nil, 16*n)}
+}
+
+// index uploads a gather pattern for the one-shot program.
+func (s *oneShot) index(offs []int, src int) *Index {
+	if s.err != nil {
+		return &Index{N: len(offs), Src: src}
+	}
+	ix, err := s.d.NewIndex("index", offs, src)
+	if s.record(err) {
+		return &Index{N: len(offs), Src: src}
+	}
+	s.bufs = append(s.bufs, ix.offs, ix.start, ix.pos)
+	return ix
 }
 
 // layer uploads a layer's wiring for the one-shot program.
@@ -206,7 +221,8 @@ func (k GPU) ClipValue(g []float32, limit float32) ([]float32, error) {
 	return s.read(b, len(g)), s.err
 }
 
-// AdamW runs adamw.wgsl once per gradient, one submission per step.
+// AdamW runs the engine's recorded AdamW step (autograd/adam.wgsl) once per
+// gradient, one submission per step.
 func (k GPU) AdamW(cfg AdamWConfig, params []float32, grads [][]float32) ([]float32, error) {
 	s := k.start()
 	defer s.close()

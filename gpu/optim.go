@@ -2,7 +2,8 @@ package gpu
 
 import (
 	"fmt"
-	"math"
+
+	"github.com/cogentcore/webgpu/wgpu"
 
 	"github.com/dlca/dlca/autograd/optim"
 )
@@ -12,23 +13,28 @@ import (
 type AdamWConfig = optim.AdamWConfig
 
 // AdamW is the optimiser state of n parameters on the device: the moment
-// buffers and the per-step factors that adamw.wgsl reads. It serves one
-// parameter set that has a gradient at every step, so one step count T is
-// every parameter's (optim.Adam's per-parameter counts, all equal).
+// buffers of the engine's recorded AdamW step, which runs the autograd
+// device's kernel (autograd/adam.wgsl) with the constants of
+// optim.AdamConfig.Update. It serves one parameter set that has a gradient
+// at every step, so one step count T is every parameter's (optim.Adam's
+// per-parameter counts, all equal).
 type AdamW struct {
 	Config AdamWConfig
 	N      int
 	T      int // steps taken
 	m, v   *Buffer
-	step   *Buffer // [4]: 1 - lr*wd, lr/(1-beta1^t), 1/sqrt(1-beta2^t), unused
+	// uniform holds the step's constants in the program that recorded the
+	// step last (Program.AdamW); Advance rewrites it before each run.
+	uniform *wgpu.Buffer
 }
 
 // NewAdamW allocates zeroed moments for n parameters. cfg is used as given,
 // as optim.NewAdamW does (zero is zero; start from optim.DefaultAdamW). It
-// returns an error for AMSGrad, which adamw.wgsl does not do.
+// returns an error for AMSGrad, whose running maximum the engine does not
+// keep.
 func (d *Device) NewAdamW(n int, cfg AdamWConfig) (*AdamW, error) {
 	if cfg.AMSGrad {
-		return nil, fmt.Errorf("gpu: AdamW with AMSGrad is not implemented on the GPU; train on the CPU engine")
+		return nil, fmt.Errorf("gpu: AdamW with AMSGrad is not implemented in the GPU engine; train on the CPU engine")
 	}
 	o := &AdamW{Config: cfg, N: n}
 	var err error
@@ -39,10 +45,6 @@ func (d *Device) NewAdamW(n int, cfg AdamWConfig) (*AdamW, error) {
 		o.Release()
 		return nil, err
 	}
-	if o.step, err = d.NewBuffer("adamw step", 4); err != nil {
-		o.Release()
-		return nil, err
-	}
 	return o, nil
 }
 
@@ -50,33 +52,37 @@ func (d *Device) NewAdamW(n int, cfg AdamWConfig) (*AdamW, error) {
 func (o *AdamW) Release() {
 	o.m.Release()
 	o.v.Release()
-	o.step.Release()
 }
 
-// Advance counts one more step and uploads its factors (computed in float64,
-// as PyTorch does on the host); call it before running a program that holds
-// this optimiser's AdamW dispatch.
+// Advance counts one more step and writes its constants (computed in
+// float64, as PyTorch does on the host) into the program that recorded the
+// step; call it before running that program.
 func (o *AdamW) Advance(d *Device) error {
 	o.T++
-	c := o.Config
-	t := float64(o.T)
-	f := []float32{
-		float32(1 - c.LR*c.WeightDecay),
-		float32(c.LR / (1 - math.Pow(c.Beta1, t))),
-		float32(1 / math.Sqrt(1-math.Pow(c.Beta2, t))),
-		0,
+	if o.uniform == nil {
+		if o.N == 0 { // nothing to update: no dispatch was recorded
+			return nil
+		}
+		panic("gpu: AdamW.Advance before Program.AdamW recorded the step")
 	}
-	return Write(d, o.step, f)
+	const shader = "autograd/adam.wgsl"
+	return d.writeParams(o.uniform, shader, encodeParams(shader, adamParamsOf(o.N, o.Config.Update(o.T, true))))
 }
 
-// AdamW records adamw.wgsl: one step of o on params given grads.
+// AdamW records one step of o on params given grads: autograd/adam.wgsl,
+// whose constants o.Advance writes before each run of p.
 func (p *Program) AdamW(o *AdamW, params, grads *Buffer) error {
 	if params.N < o.N || grads.N < o.N {
 		panic(fmt.Sprintf("gpu: AdamW over %d parameters: params has %d, grads %d", o.N, params.N, grads.N))
 	}
-	c := o.Config
-	return p.Dispatch("adamw.wgsl", o.N, adamParams{N: uint32(o.N), Beta1: float32(c.Beta1), Beta2: float32(c.Beta2), Eps: float32(c.Eps)},
-		o.step, params, grads, o.m, o.v)
+	// The running maximum is bound to v but unused: AMSGrad is off.
+	if err := p.Dispatch("autograd/adam.wgsl", o.N, adamParamsOf(o.N, o.Config.Update(o.T+1, true)), params, grads, o.m, o.v, o.v); err != nil {
+		return err
+	}
+	if o.N > 0 {
+		o.uniform = p.uniforms[len(p.uniforms)-1]
+	}
+	return nil
 }
 
 // ClipValue records clip_value.wgsl: clamps the first n elements of g to

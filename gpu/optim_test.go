@@ -63,7 +63,7 @@ func TestAdamW(t *testing.T) {
 	})
 }
 
-// TestAdamWRefusesAMSGrad: adamw.wgsl has no running maximum, so asking
+// TestAdamWRefusesAMSGrad: the engine keeps no running maximum, so asking
 // for AMSGrad is an error, not a silently different optimiser.
 func TestAdamWRefusesAMSGrad(t *testing.T) {
 	cfg := AdamWConfig{LR: 0.05, Beta1: 0.9, Beta2: 0.99, Eps: 1e-8, AMSGrad: true}

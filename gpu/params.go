@@ -26,12 +26,6 @@ type clipParams struct {
 	_     [2]uint32
 }
 
-// adamParams mirrors AdamParams in adamw.wgsl.
-type adamParams struct {
-	N                 uint32
-	Beta1, Beta2, Eps float32
-}
-
 // gridParams mirrors GridParams in perception_gather.wgsl and
 // perception_gather_backward.wgsl.
 type gridParams struct {

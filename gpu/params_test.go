@@ -2,26 +2,35 @@ package gpu
 
 import (
 	"encoding/binary"
-	"io/fs"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // uniformStructs maps each WGSL uniform struct to the Go struct mirroring it.
 var uniformStructs = map[string]any{
-	"CountParams":  countParams{},
-	"GateParams":   gateParams{},
-	"ClipParams":   clipParams{},
-	"AdamParams":   adamParams{},
-	"GridParams":   gridParams{},
-	"ConcatParams": concatParams{},
-	"CellParams":   cellParams{},
+	"CountParams":      countParams{},
+	"GateParams":       gateParams{},
+	"ClipParams":       clipParams{},
+	"GridParams":       gridParams{},
+	"ConcatParams":     concatParams{},
+	"CellParams":       cellParams{},
+	"EwParams":         ewParams{},
+	"AxisParams":       axisParams{},
+	"SGDParams":        sgdParams{},
+	"AdamUpdateParams": adamUpdateParams{},
+	"MatMulParams":     matMulParams{},
+	"LayoutParams":     layoutParams{},
+	"GatherParams":     gatherParams{},
+	"PoolParams":       poolParams{},
+	"DropoutParams":    dropoutParams{},
+	"ConvParams":       convParams{},
 }
 
 var (
 	structDecl = regexp.MustCompile(`(?s)struct (\w+) \{(.*?)\}`)
-	fieldDecl  = regexp.MustCompile(`^\s*(\w+): (u32|f32),$`)
+	fieldDecl  = regexp.MustCompile(`^\s*(\w+): (u32|f32|array<vec4<u32>, (\d+)>),$`)
 )
 
 // TestParamsMirrorWGSL reads every struct declared in the shaders (WGSL has
@@ -29,16 +38,24 @@ var (
 // 4-byte fields fill exactly the Go struct that mirrors it, that the size is
 // a multiple of 16 bytes, and that every copy declares the same fields.
 func TestParamsMirrorWGSL(t *testing.T) {
-	names, _ := fs.Glob(shaders, "shaders/*.wgsl")
+	names := allShaders(t)
 	seen := map[string]string{} // struct name -> its field list, as first declared
 	for _, path := range names {
 		src, _ := shaders.ReadFile(path)
 		for _, m := range structDecl.FindAllStringSubmatch(string(src), -1) {
 			name, body := m[1], strings.TrimSpace(m[2])
 			lines := strings.Split(body, "\n")
+			words := 0 // 4-byte words
 			for _, l := range lines {
-				if !fieldDecl.MatchString(l) {
-					t.Errorf("%s: struct %s: field %q is not a plain u32 or f32", path, name, strings.TrimSpace(l))
+				m := fieldDecl.FindStringSubmatch(l)
+				switch {
+				case m == nil:
+					t.Errorf("%s: struct %s: field %q is not a u32, an f32 or an array<vec4<u32>, N>", path, name, strings.TrimSpace(l))
+				case m[3] != "":
+					n, _ := strconv.Atoi(m[3])
+					words += 4 * n
+				default:
+					words++
 				}
 			}
 			goStruct, ok := uniformStructs[name]
@@ -46,11 +63,11 @@ func TestParamsMirrorWGSL(t *testing.T) {
 				t.Errorf("%s: struct %s has no Go mirror in uniformStructs", path, name)
 				continue
 			}
-			if got, want := binary.Size(goStruct), 4*len(lines); got != want {
+			if got, want := binary.Size(goStruct), 4*words; got != want {
 				t.Errorf("%s: struct %s is %d bytes, its Go mirror %T %d", path, name, want, goStruct, got)
 			}
-			if (4*len(lines))%16 != 0 {
-				t.Errorf("%s: struct %s is %d bytes, not a multiple of 16", path, name, 4*len(lines))
+			if (4*words)%16 != 0 {
+				t.Errorf("%s: struct %s is %d bytes, not a multiple of 16", path, name, 4*words)
 			}
 			fields := strings.Join(strings.Fields(body), " ")
 			if first, ok := seen[name]; ok && first != fields {

@@ -107,8 +107,12 @@ func (b *BatchNorm) Forward(x *autograd.Tensor) *autograd.Tensor {
 		panic(fmt.Sprintf("nn: %s: input %v has %d value per channel; training needs more than 1", b.name, x.Shape(), count))
 	}
 	y, mean, variance := normalize(x, b.Config.Eps, axes...)
-	if b.Training && b.RunningMean != nil {
+	switch {
+	case !b.Training || b.RunningMean == nil:
+	case b.RunningMean.Device() == autograd.CPU:
 		b.track(mean.Float64s(), variance.Float64s(), count)
+	default:
+		b.trackOn(mean, variance, count)
 	}
 	return affineChannels(y, b.Weight, b.Bias)
 }
@@ -116,17 +120,53 @@ func (b *BatchNorm) Forward(x *autograd.Tensor) *autograd.Tensor {
 // track folds one batch's per-channel mean and biased variance over count
 // values into the running statistics, with the variance made unbiased.
 func (b *BatchNorm) track(mean, variance []float64, count int) {
-	batches := b.NumBatchesTracked.At(0) + 1
-	b.NumBatchesTracked.SetAt(0, batches)
-	m := b.Config.Momentum
-	if b.Config.CumulativeAverage {
-		m = 1 / batches
-	}
-	unbias := float64(count) / float64(count-1)
+	m, unbias := b.count(count)
 	for c := range mean {
 		b.RunningMean.SetAt(c, (1-m)*b.RunningMean.At(c)+m*mean[c])
 		b.RunningVar.SetAt(c, (1-m)*b.RunningVar.At(c)+m*variance[c]*unbias)
 	}
+}
+
+// trackOn is track on a device: the running statistics are computed there,
+// as new tensors (the old ones are no one's parameters), and the count stays
+// on the CPU.
+func (b *BatchNorm) trackOn(mean, variance *autograd.Tensor, count int) {
+	m, unbias := b.count(count)
+	fold := func(running, batch *autograd.Tensor, scale float64) *autograd.Tensor {
+		batch = autograd.Reshape(batch.Detach(), b.features)
+		return autograd.Add(autograd.MulScalar(running.Detach(), 1-m), autograd.MulScalar(batch, m*scale))
+	}
+	b.RunningMean, b.RunningVar = fold(b.RunningMean, mean, 1), fold(b.RunningVar, variance, unbias)
+}
+
+// count counts one more batch of count values per channel and returns the
+// weight of the batch in the running statistics and the factor that makes
+// its variance unbiased.
+func (b *BatchNorm) count(count int) (momentum, unbias float64) {
+	batches := b.NumBatchesTracked.At(0) + 1
+	b.NumBatchesTracked.SetAt(0, batches)
+	momentum = b.Config.Momentum
+	if b.Config.CumulativeAverage {
+		momentum = 1 / batches
+	}
+	return momentum, float64(count) / float64(count-1)
+}
+
+// counters returns the tensors of m that count rather than compute
+// (BatchNorm's NumBatchesTracked): they stay on the CPU whatever device
+// the rest of m moves to.
+func counters(m Module) []*autograd.Tensor {
+	switch l := m.(type) {
+	case *Sequential:
+		var cs []*autograd.Tensor
+		for _, layer := range l.Layers {
+			cs = append(cs, counters(layer)...)
+		}
+		return cs
+	case *BatchNorm:
+		return params(l.NumBatchesTracked)
+	}
+	return nil
 }
 
 // Parameters returns the weight and bias (none without affine).

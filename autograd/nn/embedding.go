@@ -75,7 +75,7 @@ func (e *Embedding) Lookup(indices []int, shape ...int) *autograd.Tensor {
 				keep[i] = 1
 			}
 		}
-		rows = autograd.Where(constant(rows.DType(), keep, []int{len(indices), 1}), rows, rows.Detach())
+		rows = autograd.Where(constant(rows, keep, []int{len(indices), 1}), rows, rows.Detach())
 	}
 	return autograd.Reshape(rows, append(append([]int{}, shape...), dim)...)
 }

@@ -136,7 +136,7 @@ func classLoss(op string, logp *autograd.Tensor, targets []int, o ClassOptions) 
 	outShape := append([]int{shape[0]}, shape[2:]...)
 	dt := logp.DType()
 	picked := autograd.Reshape(autograd.Gather(logp, 1, idx), outShape...)
-	l := autograd.Neg(autograd.Mul(picked, constant(dt, perSample, outShape)))
+	l := autograd.Neg(autograd.Mul(picked, constant(logp, perSample, outShape)))
 	if eps := o.LabelSmoothing; eps != 0 {
 		weighted := logp
 		if o.Weight != nil {
@@ -146,7 +146,7 @@ func classLoss(op string, logp *autograd.Tensor, targets []int, o ClassOptions) 
 		l = autograd.Add(autograd.MulScalar(l, 1-eps), autograd.MulScalar(smooth, eps/float64(c)))
 	}
 	if o.Ignore {
-		l = autograd.Where(constant(dt, keep, outShape), l, autograd.Zeros(dt))
+		l = autograd.Where(constant(logp, keep, outShape), l, autograd.Zeros(dt))
 	}
 	switch o.Reduction {
 	case ReduceNone:
@@ -189,7 +189,11 @@ func classWeights(op string, weight *autograd.Tensor, c int) []float64 {
 	if weight.Dim() != 1 || weight.Len() != c {
 		panic(fmt.Sprintf("nn: %s: weight %v for %d classes (want [%d])", op, weight.Shape(), c, c))
 	}
-	return weight.Float64s()
+	host, err := weight.To(autograd.CPU) // the weights of the targets are summed on the host
+	if err != nil {
+		panic(fmt.Sprintf("nn: %s: reading the class weights back from %v: %v", op, weight.Device(), err))
+	}
+	return host.Float64s()
 }
 
 // classWeightTensor returns weight [C] as a constant of in's dtype shaped to
@@ -201,18 +205,29 @@ func classWeightTensor(op string, weight, in *autograd.Tensor) *autograd.Tensor 
 		shape[i] = 1
 	}
 	shape[1] = c
-	return constant(in.DType(), classWeights(op, weight, c), shape)
+	return constant(in, classWeights(op, weight, c), shape)
 }
 
-// constant returns vals as a tensor of the given dtype and shape that
-// requires no gradient.
-func constant(dt autograd.DType, vals []float64, shape []int) *autograd.Tensor {
-	if dt == autograd.Float64 {
-		return autograd.New64(vals, shape...)
+// constant returns vals as a tensor of the given shape that requires no
+// gradient, with like's dtype and on like's device. Moving it to a device
+// that has failed panics with the device's error (see autograd.Device).
+func constant(like *autograd.Tensor, vals []float64, shape []int) *autograd.Tensor {
+	var c *autograd.Tensor
+	if like.DType() == autograd.Float64 {
+		c = autograd.New64(vals, shape...)
+	} else {
+		f := make([]float32, len(vals))
+		for i, v := range vals {
+			f[i] = float32(v)
+		}
+		c = autograd.New(f, shape...)
 	}
-	f := make([]float32, len(vals))
-	for i, v := range vals {
-		f[i] = float32(v)
+	if dev := like.Device(); dev != autograd.CPU {
+		moved, err := c.To(dev)
+		if err != nil {
+			panic(fmt.Sprintf("nn: moving a constant of shape %v to %v: %v", shape, dev, err))
+		}
+		return moved
 	}
-	return autograd.New(f, shape...)
+	return c
 }

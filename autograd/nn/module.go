@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"github.com/dlca/dlca/autograd"
 )
@@ -31,6 +32,31 @@ func SetTraining(m Module, on bool) {
 // touches them; a checkpoint of the module saves them beside the parameters.
 type Buffered interface {
 	Buffers() []*autograd.Tensor
+}
+
+// To moves m's parameters and buffers to dev in place, as PyTorch's
+// module.to(device): the tensors stay the same (MoveTo), so an optimiser
+// built on m's parameters keeps updating them. An optimiser that already
+// holds state (moments, momentum) keeps it where it was: move it with its
+// State and LoadState, which puts each buffer on its parameter's device:
+//
+//	s := opt.State()
+//	if err := nn.To(model, dev); err != nil { ... }
+//	if err := opt.LoadState(s); err != nil { ... }
+//
+// Counters (BatchNorm's NumBatchesTracked) stay on the CPU. It returns the
+// first device error.
+func To(m Module, dev autograd.Device) error {
+	host := counters(m)
+	for _, t := range append(m.Parameters(), Buffers(m)...) {
+		if slices.Contains(host, t) {
+			continue
+		}
+		if err := t.MoveTo(dev); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Buffers lists m's buffers (for containers, every layer's, in layer order),

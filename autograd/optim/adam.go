@@ -137,37 +137,54 @@ func (o *Adam) Step() error {
 				continue
 			}
 			o.steps[i]++
-			t := float64(o.steps[i])
-			u := adamUpdate{
-				b1: c.Beta1, b2: c.Beta2, eps: c.Eps, amsgrad: c.AMSGrad,
-				stepSize: c.LR / (1 - math.Pow(c.Beta1, t)),
-				sqrtBC2:  math.Sqrt(1 - math.Pow(c.Beta2, t)),
-			}
-			if o.decoupled {
-				u.decay = 1 - c.LR*c.WeightDecay
-			} else {
-				u.decay, u.l2 = 1, c.WeightDecay
-			}
+			u := c.Update(o.steps[i], o.decoupled)
 			bufs := []*autograd.Tensor{o.m.get(i, p), o.v.get(i, p)}
 			if c.AMSGrad {
 				bufs = append(bufs, o.maxV.get(i, p))
 			}
+			if k := kernelsOf("Adam", p); k != nil {
+				k.AdamStep(p, g, bufs[0], bufs[1], o.maxV[i], u)
+				continue
+			}
 			apply(p, g, bufs, adamKernel[float32](u), adamKernel[float64](u))
 		}
 	}
-	return nil
+	return syncDevices(o.params)
 }
 
-// adamUpdate holds one parameter's constants of one Adam update.
-type adamUpdate struct {
-	b1, b2, eps       float64
-	amsgrad           bool
-	decay, l2         float64 // p ← p·decay (AdamW); g ← g + l2·p (Adam)
-	stepSize, sqrtBC2 float64
+// Update returns the constants of step t (counting from 1) of Adam, or of
+// AdamW when decoupled: the one computation of them, which the CPU, the
+// autograd device and the GPU engine's recorded AdamW all use.
+func (c AdamConfig) Update(t int, decoupled bool) AdamUpdate {
+	u := AdamUpdate{
+		B1: c.Beta1, B2: c.Beta2, Eps: c.Eps, AMSGrad: c.AMSGrad,
+		StepSize: c.LR / (1 - math.Pow(c.Beta1, float64(t))),
+		SqrtBC2:  math.Sqrt(1 - math.Pow(c.Beta2, float64(t))),
+	}
+	if decoupled {
+		u.Decay = 1 - c.LR*c.WeightDecay
+	} else {
+		u.Decay, u.L2 = 1, c.WeightDecay
+	}
+	return u
+}
+
+// AdamUpdate holds one parameter's constants of one Adam update, computed
+// in float64: with c₁ = 1-β₁ᵗ and c₂ = 1-β₂ᵗ,
+//
+//	g ← g + L2·p;  p ← p·Decay
+//	m ← B1·m + (1-B1)·g;  v ← B2·v + (1-B2)·g²
+//	v̂ ← max(v̂, v) with AMSGrad, else v
+//	p ← p - StepSize·m / (√v̂/SqrtBC2 + Eps)
+type AdamUpdate struct {
+	B1, B2, Eps       float64
+	AMSGrad           bool
+	Decay, L2         float64 // p ← p·Decay (AdamW); g ← g + L2·p (Adam)
+	StepSize, SqrtBC2 float64 // lr/c₁ and √c₂
 }
 
 // adamKernel updates p from g with bufs = m, v and, with AMSGrad, max v.
-func adamKernel[T autograd.Float](u adamUpdate) func(p, g []T, bufs [][]T) {
+func adamKernel[T autograd.Float](u AdamUpdate) func(p, g []T, bufs [][]T) {
 	return func(p, g []T, bufs [][]T) {
 		m, v := bufs[0], bufs[1]
 		for j := range p {
@@ -175,18 +192,18 @@ func adamKernel[T autograd.Float](u adamUpdate) func(p, g []T, bufs [][]T) {
 			// before it is added, so that no build fuses a multiply-add
 			// and a trained model is the same on every GOAMD64 level.
 			pj := float64(p[j])
-			gj := float64(g[j]) + float64(u.l2*pj)
-			pj *= u.decay
-			mj := float64(u.b1*float64(m[j])) + float64((1-u.b1)*gj)
-			vj := float64(u.b2*float64(v[j])) + float64((1-u.b2)*gj*gj)
+			gj := float64(g[j]) + float64(u.L2*pj)
+			pj *= u.Decay
+			mj := float64(u.B1*float64(m[j])) + float64((1-u.B1)*gj)
+			vj := float64(u.B2*float64(v[j])) + float64((1-u.B2)*gj*gj)
 			m[j], v[j] = T(mj), T(vj)
-			if u.amsgrad {
+			if u.AMSGrad {
 				// The maximum of the stored values, as PyTorch's
 				// torch.maximum over the buffers.
 				bufs[2][j] = max(bufs[2][j], v[j])
 				vj = float64(bufs[2][j])
 			}
-			p[j] = T(pj - float64(u.stepSize*mj)/(math.Sqrt(vj)/u.sqrtBC2+u.eps))
+			p[j] = T(pj - float64(u.StepSize*mj)/(math.Sqrt(vj)/u.SqrtBC2+u.Eps))
 		}
 	}
 }

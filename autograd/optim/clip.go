@@ -9,11 +9,15 @@ import (
 
 // ClipGradValue clamps every gradient element of params to [-limit, limit]
 // in place, as torch.nn.utils.clip_grad_value_. Parameters without a
-// gradient are skipped.
+// gradient are skipped. Gradients on a device are clamped there.
 func ClipGradValue(params []*autograd.Tensor, limit float64) {
 	for _, p := range params {
 		g := p.Grad()
 		if g == nil {
+			continue
+		}
+		if k := kernelsOf("ClipGradValue", p); k != nil {
+			k.ClipValue(g, limit)
 			continue
 		}
 		for i := range g.Len() {
@@ -32,6 +36,11 @@ func ClipGradValue(params []*autograd.Tensor, limit float64) {
 // and leaves the gradients alone, as PyTorch raises before clipping.
 // Parameters without a gradient are skipped. It panics on a normType that
 // is not positive (PyTorch's 0 and -inf are not norms to clip by).
+//
+// Gradients on a device are reduced there, one parameter at a time in
+// float32 (the sums of the parameters then taken in float64 in order), and
+// the norm read back; the scaled gradients replace the old ones there. A
+// device error is returned.
 func ClipGradNorm(params []*autograd.Tensor, maxNorm, normType float64) (float64, error) {
 	if !(normType > 0) {
 		panic(fmt.Sprintf("optim: ClipGradNorm: norm type %v must be positive (2 for L2, math.Inf(1) for max)", normType))
@@ -42,19 +51,16 @@ func ClipGradNorm(params []*autograd.Tensor, maxNorm, normType float64) (float64
 		if g == nil {
 			continue
 		}
-		for i := range g.Len() {
-			a := math.Abs(g.At(i))
-			switch {
-			case math.IsInf(normType, 1):
-				// NaN must win, as torch.max propagates it.
-				if a > acc || math.IsNaN(a) {
-					acc = a
-				}
-			case normType == 2:
-				acc += a * a
-			default:
-				acc += math.Pow(a, normType)
+		if kernelsOf("ClipGradNorm", p) != nil {
+			a, err := deviceNormPart(g, normType)
+			if err != nil {
+				return math.NaN(), err
 			}
+			acc = addNormPart(acc, a, normType)
+			continue
+		}
+		for i := range g.Len() {
+			acc = addNormPart(acc, math.Abs(g.At(i)), normType)
 		}
 	}
 	norm := acc
@@ -71,6 +77,10 @@ func ClipGradNorm(params []*autograd.Tensor, maxNorm, normType float64) (float64
 	if coef := maxNorm / (norm + 1e-6); coef < 1 {
 		for _, p := range params {
 			if g := p.Grad(); g != nil {
+				if kernelsOf("ClipGradNorm", p) != nil {
+					p.SetGrad(autograd.MulScalar(g.Detach(), coef))
+					continue
+				}
 				for i := range g.Len() {
 					g.SetAt(i, g.At(i)*coef)
 				}
@@ -78,4 +88,44 @@ func ClipGradNorm(params []*autograd.Tensor, maxNorm, normType float64) (float64
 		}
 	}
 	return norm, nil
+}
+
+// addNormPart adds a to the running Σ|g|^p (or maximum, for p = +Inf): a is
+// one |g|, or for a device gradient its whole part.
+func addNormPart(acc, a, normType float64) float64 {
+	switch {
+	case math.IsInf(normType, 1):
+		// NaN must win, as torch.max propagates it.
+		if a > acc || math.IsNaN(a) {
+			return a
+		}
+		return acc
+	case normType == 2:
+		return acc + a*a
+	}
+	return acc + math.Pow(a, normType)
+}
+
+// deviceNormPart returns g's part of a normType norm computed on its device,
+// read back: its p-norm (so that addNormPart's p-th power gives Σ|g|^p), or
+// max |g| for +Inf.
+func deviceNormPart(g *autograd.Tensor, normType float64) (float64, error) {
+	a := autograd.Abs(g.NoGrad())
+	var part *autograd.Tensor
+	switch {
+	case math.IsInf(normType, 1):
+		if g.Len() == 0 {
+			return 0, nil
+		}
+		part = autograd.Max(a, false)
+	case normType == 2:
+		part = autograd.Sqrt(autograd.Sum(autograd.Square(a), false))
+	default:
+		part = autograd.PowScalar(autograd.Sum(autograd.PowScalar(a, normType), false), 1/normType)
+	}
+	c, err := part.To(autograd.CPU)
+	if err != nil {
+		return 0, err
+	}
+	return c.Item(), nil
 }

@@ -24,5 +24,10 @@
 // step (or epoch) count to its learning rate; SetLR applies one to every
 // group before each Step, as a PyTorch scheduler's step().
 //
+// Parameters on a device other than the CPU are updated there, by the
+// device's DeviceKernels, with their state (moments, momentum) on the same
+// device; a Step ends with the device's Sync and returns its error. State
+// reads the buffers back; LoadState puts each on its parameter's device.
+//
 // Constructors panic on invalid hyper-parameters (a programmer error).
 package optim

@@ -98,11 +98,18 @@ func (b buffers) get(i int, p *autograd.Tensor) *autograd.Tensor {
 	return b[i]
 }
 
+// save returns the buffers' values, read back from their devices. It
+// panics when a device fails to give them back (State has no error result,
+// and a state silently missing a buffer would load as damaged).
 func (b buffers) save() [][]float64 {
 	out := make([][]float64, len(b))
 	for i, t := range b {
 		if t != nil {
-			out[i] = t.Float64s()
+			c, err := t.To(autograd.CPU)
+			if err != nil {
+				panic(fmt.Sprintf("optim: reading the state of parameter %d back from %v: %v", i, t.Device(), err))
+			}
+			out[i] = c.Float64s()
 		}
 	}
 	return out
@@ -120,11 +127,15 @@ func (b buffers) load(kind, name string, saved [][]float64, params []*autograd.T
 		if len(data) != params[i].Len() {
 			return fmt.Errorf("optim: %s state buffer %q for parameter %d has %d values; the parameter has %d", kind, name, i, len(data), params[i].Len())
 		}
-		t := autograd.ZerosLike(params[i])
+		t := autograd.Zeros(params[i].DType(), params[i].Shape()...)
 		for j, v := range data {
 			t.SetAt(j, v)
 		}
-		b[i] = t
+		dev, err := t.To(params[i].Device())
+		if err != nil {
+			return fmt.Errorf("optim: %s state buffer %q for parameter %d: %w", kind, name, i, err)
+		}
+		b[i] = dev
 	}
 	return nil
 }

@@ -91,11 +91,15 @@ func (o *SGD) Step() error {
 			if c.Momentum != 0 {
 				bufs = append(bufs, o.momentum.get(i, p))
 			}
+			if k := kernelsOf("SGD", p); k != nil {
+				k.SGDStep(p, g, o.momentum[i], c, first)
+				continue
+			}
 			apply(p, g, bufs, sgdKernel[float32](c, first), sgdKernel[float64](c, first))
 		}
 	}
 	o.steps++
-	return nil
+	return syncDevices(o.params)
 }
 
 func sgdKernel[T autograd.Float](c SGDConfig, first bool) func(p, g []T, bufs [][]T) {

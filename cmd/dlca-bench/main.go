@@ -1,9 +1,12 @@
 // Command dlca-bench times training iterations of the CPU and GPU engines
 // side by side on the same configuration (by default the paper's
 // checkerboard: 16x16, batch 2, 20 steps) and prints milliseconds per
-// iteration. Timings on a software adapter such as lavapipe say nothing
-// about a GPU; the command says so when it runs on one. docs/gpu.md
-// explains the setup.
+// iteration, then times single autograd ops on both (-ops: a 1024³ matrix
+// product, a CNN layer's 3×3 convolution and an Adam step of a 784-128-10
+// MLP) with their GFLOP/s and, on the GPU, their kernel dispatches and
+// command submissions. Timings on a
+// software adapter such as lavapipe say nothing about a GPU; the command
+// says so when it runs on one. docs/gpu.md explains the setup.
 package main
 
 import (
@@ -13,6 +16,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -34,6 +38,10 @@ type options struct {
 	iterations, warmup int
 	engines            string
 	seed               uint64
+	ops                string // per-op rows: matmul, conv2d, mlp, none
+	matmul             int    // n of the n×n×n product
+	convBatch          int    // images of the convolution
+	convSize           int    // their height and width
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -49,6 +57,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.warmup, "warmup", 1, "untimed iterations first (buffer allocation, shader compilation)")
 	fs.StringVar(&o.engines, "engines", "cpu,gpu", "comma-separated engines to time: cpu, gpu")
 	fs.Uint64Var(&o.seed, "seed", 23, "seed of the batches")
+	fs.StringVar(&o.ops, "ops", "matmul,conv2d,mlp", "comma-separated autograd ops to time on each engine's device, or none: matmul, conv2d, mlp (an Adam step of a 784-128-10 MLP)")
+	fs.IntVar(&o.matmul, "matmul", 1024, "n of the timed n x n x n matrix product")
+	fs.IntVar(&o.convBatch, "conv-batch", 32, "images of the timed convolution (64 to 64 channels, 3x3, padding 1)")
+	fs.IntVar(&o.convSize, "conv-size", 32, "height and width of the timed convolution's images")
 	if err := runctl.ParseFlags(fs, args, stdout); errors.Is(err, flag.ErrHelp) {
 		return 0
 	} else if err != nil {
@@ -56,6 +68,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 || o.iterations < 1 || o.warmup < 0 {
 		fmt.Fprintln(stderr, "dlca-bench: flags only; -iterations must be at least 1 and -warmup at least 0")
+		return 2
+	}
+	if o.matmul < 1 || o.convBatch < 1 || o.convSize < 1 {
+		fmt.Fprintln(stderr, "dlca-bench: -matmul, -conv-batch and -conv-size must be at least 1")
 		return 2
 	}
 	if o.height < 0 || o.width < 0 || o.batch < 0 || o.steps < 0 {
@@ -84,6 +100,10 @@ func bench(o options, stdout, stderr io.Writer) error {
 		if f.v != 0 {
 			*f.dst = f.v
 		}
+	}
+	ops, err := opBenches(o.ops, o.matmul, o.convBatch, o.convSize, o.seed) // ops.go
+	if err != nil {
+		return err
 	}
 	m, err := dlca.New(e.Model, autograd.Float32)
 	if err != nil {
@@ -116,7 +136,7 @@ func bench(o options, stdout, stderr io.Writer) error {
 	if len(failed) > 0 {
 		return fmt.Errorf("engine(s) %s failed", strings.Join(failed, ", "))
 	}
-	return nil
+	return benchOps(ops, o.engines, o, stdout)
 }
 
 // timeEngine returns the mean milliseconds per iteration of one engine.
@@ -153,6 +173,16 @@ func timeEngine(name string, setup bptt.Setup, e *experiments.Experiment, o opti
 	defer eng.Close()
 	src := e.Source()
 	rng := rand.New(rand.NewPCG(o.seed, 1))
+	if c, ok := eng.(*bptt.CPU); ok {
+		// The CPU engine times one thread against GOMAXPROCS over its
+		// first iterations: let it choose before anything is timed.
+		for c.Workers() == 0 {
+			if _, err := c.Iterate(src(rng)); err != nil {
+				return 0, err
+			}
+		}
+		fmt.Fprintf(stdout, "cpu engine: %d thread(s) per step, its choice of 1 or GOMAXPROCS (%d)\n", c.Workers(), runtime.GOMAXPROCS(0))
+	}
 	var total time.Duration
 	for i := range o.warmup + o.iterations {
 		b := src(rng)
@@ -164,6 +194,10 @@ func timeEngine(name string, setup bptt.Setup, e *experiments.Experiment, o opti
 		if i >= o.warmup {
 			total += time.Since(start)
 		}
+	}
+	if g, ok := eng.(*gpu.Engine); ok {
+		dispatches, submissions := g.Dispatches()
+		fmt.Fprintf(stdout, "gpu engine: %d kernel dispatches in %d submissions per iteration\n", dispatches, submissions)
 	}
 	return float64(total.Microseconds()) / 1000 / float64(o.iterations), nil
 }

@@ -21,14 +21,40 @@ func TestBenchPrintsBothEngines(t *testing.T) {
 		d.Close()
 	}
 	var out, errs strings.Builder
-	args := []string{"-height", "4", "-width", "4", "-steps", "2", "-iterations", "1", "-warmup", "0", "-engines", engines}
+	args := []string{"-height", "4", "-width", "4", "-steps", "2", "-iterations", "1", "-warmup", "0", "-engines", engines,
+		"-matmul", "33", "-conv-batch", "1", "-conv-size", "5"}
 	if code := run(args, &out, &errs); code != 0 {
 		t.Fatalf("exit %d: %s%s", code, out.String(), errs.String())
 	}
-	for _, want := range append([]string{"configuration: checkerboard, 4x4 grid, batch 2, 2 steps", "ms/iteration"}, strings.Split(engines, ",")...) {
+	wants := []string{"configuration: checkerboard, 4x4 grid, batch 2, 2 steps", "ms/iteration", "cpu engine: "}
+	if strings.Contains(engines, "gpu") {
+		wants = append(wants, " kernel dispatches in 2 submissions per iteration")
+	}
+	for _, want := range append(wants, strings.Split(engines, ",")...) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+	// One row per op and engine: name, device, ms, GFLOP/s, and on the
+	// GPU the dispatches (1 for the product, 2 for im2col and product, some
+	// for the MLP's step) and the submissions (one, at least one).
+	for _, op := range []struct{ name, gpu string }{{"matmul 33x33x33", "^1 +1$"}, {"conv2d 1x64x5x5, 64x64x3x3", "^2 +1$"},
+		{"mlp step 784-128-10, batch 128", "^[1-9][0-9]+ +[1-9][0-9]*$"}} {
+		for _, engine := range strings.Split(engines, ",") {
+			row := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(op.name) + ` +` + engine + ` +[0-9.]+ +[0-9.]+ +(.*)$`).FindStringSubmatch(out.String())
+			if row == nil {
+				t.Errorf("no %s row for %s:\n%s", engine, op.name, out.String())
+			} else if engine == "gpu" && !regexp.MustCompile(op.gpu).MatchString(row[1]) {
+				t.Errorf("%s on the GPU: dispatches and submissions %q, want %s", op.name, row[1], op.gpu)
+			}
+		}
+	}
+}
+
+func TestBenchRejectsUnknownOp(t *testing.T) {
+	var out, errs strings.Builder
+	if code := run([]string{"-ops", "fft", "-engines", "cpu"}, &out, &errs); code != 1 || !strings.Contains(errs.String(), `unknown op "fft"`) {
+		t.Errorf("exit %d, %s%s for an unknown op; want 1 and a message naming it", code, out.String(), errs.String())
 	}
 }
 
@@ -64,7 +90,9 @@ func TestBenchRefusesWhatDoesNotFit(t *testing.T) {
 		want string
 	}{
 		{[]string{"-height", "100000", "-width", "100000"}, "-steps 1 with -height "},
-		{[]string{"-steps", "1000000"}, "use -steps "},
+		// Recomputing step by step, the engine keeps only the states
+		// (16 KiB each here): it takes 10^8 steps not to fit.
+		{[]string{"-steps", "100000000"}, "use -steps "},
 		{[]string{"-height", "1000000000", "-width", "1000000000", "-batch", "1000000000"}, "use -batch "},
 	} {
 		var out, errs strings.Builder

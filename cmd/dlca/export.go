@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/dlca/dlca/circuit"
@@ -38,6 +39,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	header := fs.String("header", "", "with -format c: the header file to write (default: -o with .c replaced by .h; none when -o is -)")
 	testbench := fs.String("testbench", "", "with -format verilog: also write a Verilog testbench to this file that runs the grid module for -steps steps and checks each state against the simulator (iverilog -o sim RULE.v TESTBENCH.v && vvp -n sim)")
 	steps := fs.Int("steps", 20, "with -testbench: the synchronous steps it runs and checks")
+	keep := fs.String("keep", "", "comma-separated channels to keep, such as 0: every channel that never influences them is frozen (keeps its value; no gates), so the circuit is what they need (default: all channels)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -103,6 +105,11 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	nl := m.Netlist()
+	if *keep != "" {
+		if nl, err = keepChannels(nl, *keep, info); err != nil {
+			return err
+		}
+	}
 	if *simplify {
 		var report circuit.Report
 		nl, report = circuit.Simplify(nl)
@@ -200,4 +207,24 @@ func onlyGenerated(path string) error {
 		return fmt.Errorf("the C header %s exists and was not written by dlca export: name the header with -header FILE, or move it", path)
 	}
 	return nil
+}
+
+// keepChannels applies -keep: it prunes nl to the channels listed and those
+// that influence them, and says which are frozen.
+func keepChannels(nl *circuit.Netlist, list string, info io.Writer) (*circuit.Netlist, error) {
+	var keep []int
+	for _, f := range strings.Split(list, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("-keep %s: want channel numbers separated by commas, such as 0,2", list)
+		}
+		keep = append(keep, k)
+	}
+	pruned, kept, err := circuit.KeepChannels(nl, keep)
+	if err != nil {
+		return nil, fmt.Errorf("-keep %s: %w", list, err)
+	}
+	frozen := nl.Channels() - len(kept)
+	fmt.Fprintf(info, "-keep %s: channels %v kept (they and what influences them), the other %d frozen\n", list, kept, frozen)
+	return pruned, nil
 }

@@ -68,6 +68,8 @@ func TestExportBadFlags(t *testing.T) {
 		{"header over model", []string{"export", "-model", model, "-o", out, "-format", "c", "-header", model}, 1, "is the model file"},
 		{"both on stdout", []string{"export", "-model", model, "-o", "-", "-testbench", "-"}, 1, "standard output already"},
 		{"unknown experiment", []string{"export", "-model", model, "-o", out, "-testbench", filepath.Join(dir, "tb.v"), "-experiment", "chess"}, 1, "chess"},
+		{"keep no number", []string{"export", "-model", model, "-o", out, "-keep", "red"}, 1, "want channel numbers"},
+		{"keep no channel", []string{"export", "-model", model, "-o", out, "-keep", "0,5"}, 1, "channels 0 to 1"},
 		{"experiment of other channels", []string{"export", "-model", model, "-o", out, "-testbench", filepath.Join(dir, "tb.v"), "-experiment", "checkerboard-small"}, 1, "has 2 channels but experiment checkerboard-small has 8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,6 +81,41 @@ func TestExportBadFlags(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Fatalf("failed exports left files behind: %v", entries)
+	}
+}
+
+// readNetlist reads an exported JSON netlist (circuit.ReadNetlist
+// validates it).
+func readNetlist(t *testing.T, path string) *circuit.Netlist {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	nl, err := circuit.ReadNetlist(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nl
+}
+
+// -keep prunes the rule as circuit.KeepChannels does, and says what it kept.
+func TestExportKeep(t *testing.T) {
+	dir := t.TempDir()
+	m, model := exportModel(t, dir)
+	path := filepath.Join(dir, "rule.json")
+	code, out, errs := runCmd("export", "-model", model, "-format", "json", "-o", path, "-simplify=false", "-keep", "1")
+	if code != 0 || !strings.Contains(out, "-keep 1: channels [") {
+		t.Fatalf("export: exit %d: %s%s", code, out, errs)
+	}
+	nl := readNetlist(t, path)
+	want, _, err := circuit.KeepChannels(m.Netlist(), []int{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !nl.Equal(want) {
+		t.Error("the -keep export differs from circuit.KeepChannels")
 	}
 }
 
@@ -97,15 +134,7 @@ func TestExportWritesEveryFormat(t *testing.T) {
 		if report := strings.Contains(out, "perception") && strings.Contains(out, "update"); report != (simplify == "true") {
 			t.Fatalf("-simplify=%s: report of both networks printed = %v:\n%s", simplify, report, out)
 		}
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		nl, err := circuit.ReadNetlist(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		nl := readNetlist(t, path)
 		if simplify == "false" && !nl.Equal(m.Netlist()) {
 			t.Fatal("the unsimplified export differs from the model's netlist")
 		}

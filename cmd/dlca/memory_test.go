@@ -15,7 +15,10 @@ func TestTrainRefusalNamesRealFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-max-memory", "64MiB"}, "(-recompute 4"},
+		// By default the checkerboard recomputes step by step (about 20
+		// MiB); keeping every step (-recompute 20) needs about 220.
+		{[]string{"-max-memory", "16MiB"}, "raise -max-memory"},
+		{[]string{"-recompute", "20", "-max-memory", "64MiB"}, "(-recompute 4"},
 		{[]string{"-recompute", "4", "-max-memory", "1MiB"}, "raise -max-memory"},
 		{[]string{"-recompute", "10", "-max-memory", "64MiB"}, "(-recompute 4"},
 	} {

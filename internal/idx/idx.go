@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -63,8 +65,12 @@ func Read(r io.Reader) (*Array, error) {
 	if _, err := io.ReadFull(br, data); err != nil {
 		return nil, fmt.Errorf("idx: data ends early (want %d bytes for dimensions %v): %w", total, dims, err)
 	}
-	if extra, _ := br.Peek(1); len(extra) > 0 {
+	// Reading past the data also makes gzip check its trailer (CRC and
+	// length), so a cut or corrupt stream is caught here.
+	if extra, err := br.Peek(1); len(extra) > 0 {
 		return nil, fmt.Errorf("idx: trailing bytes after %d bytes of data for dimensions %v", total, dims)
+	} else if err != io.EOF {
+		return nil, fmt.Errorf("idx: after the data: %w", err)
 	}
 	return &Array{Dims: dims, Data: data}, nil
 }
@@ -82,10 +88,6 @@ func ReadFile(path string) (*Array, error) {
 	return a, nil
 }
 
-// DefaultFashionMNISTDir is where Debian's dataset-fashion-mnist package
-// installs the data set.
-const DefaultFashionMNISTDir = "/usr/share/datasets/fashion-mnist"
-
 // Set is a labelled image data set: N images of Rows×Cols bytes.
 type Set struct {
 	Images     []byte // N*Rows*Cols pixels, 0..255, image-major
@@ -99,16 +101,14 @@ func (s *Set) Len() int { return len(s.Labels) }
 // LoadMNIST reads the training or test split of an MNIST-format data set
 // (Fashion-MNIST included) from dir, which holds
 // {train,t10k}-{images-idx3,labels-idx1}-ubyte, each optionally with .gz.
+// A missing file gives an error that wraps fs.ErrNotExist.
 func LoadMNIST(dir string, train bool) (*Set, error) {
-	prefix := "t10k"
-	if train {
-		prefix = "train"
-	}
-	images, err := readEither(filepath.Join(dir, prefix+"-images-idx3-ubyte"))
+	imagesPath, labelsPath := splitPaths(dir, train)
+	images, err := readEither(imagesPath)
 	if err != nil {
 		return nil, err
 	}
-	labels, err := readEither(filepath.Join(dir, prefix+"-labels-idx1-ubyte"))
+	labels, err := readEither(labelsPath)
 	if err != nil {
 		return nil, err
 	}
@@ -122,14 +122,24 @@ func LoadMNIST(dir string, train bool) (*Set, error) {
 	return s, nil
 }
 
+// splitPaths returns the paths, without .gz, of a split's image and label
+// files in dir.
+func splitPaths(dir string, train bool) (images, labels string) {
+	prefix := "t10k"
+	if train {
+		prefix = "train"
+	}
+	return filepath.Join(dir, prefix+"-images-idx3-ubyte"), filepath.Join(dir, prefix+"-labels-idx1-ubyte")
+}
+
 // readEither reads path.gz if it exists, else path.
 func readEither(path string) (*Array, error) {
 	if _, err := os.Stat(path + ".gz"); err == nil {
 		return ReadFile(path + ".gz")
 	}
 	a, err := ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil, fmt.Errorf("idx: neither %s.gz nor %s exists (on Debian, apt-get install dataset-fashion-mnist)", path, path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("idx: neither %s.gz nor %s exists: %w", path, path, fs.ErrNotExist)
 	}
 	return a, err
 }

@@ -3,6 +3,8 @@ package idx
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +26,17 @@ func gz(b []byte) []byte {
 	w.Write(b)
 	w.Close()
 	return buf.Bytes()
+}
+
+// truncated returns b without its last n bytes.
+func truncated(b []byte, n int) []byte { return b[:len(b)-n] }
+
+// badCRC returns the gzip stream b with its CRC-32 (the trailer's first
+// four bytes) corrupted.
+func badCRC(b []byte) []byte {
+	b = bytes.Clone(b)
+	b[len(b)-8] ^= 0xff
+	return b
 }
 
 func TestRead(t *testing.T) {
@@ -51,6 +64,11 @@ func TestReadErrors(t *testing.T) {
 		{"short data", encode([]int{4}, []byte{1, 2}), "ends early"},
 		{"trailing", append(encode([]int{1}, []byte{1}), 9), "trailing"},
 		{"huge", []byte{0, 0, 8, 2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, "exceed"},
+		{"short header", []byte{0, 0, 8, 2, 0, 0, 0, 1}, "dimension 1"},
+		{"gzip without its trailer", truncated(gz(encode([]int{3}, []byte{1, 2, 3})), 8), "unexpected EOF"},
+		{"gzip cut in its header", gz(encode([]int{3}, []byte{1, 2, 3}))[:5], "bad gzip"},
+		{"gzip with a wrong checksum", badCRC(gz(encode([]int{3}, []byte{1, 2, 3}))), "checksum"},
+		{"gzip magic only", []byte{0x1f, 0x8b, 0}, "gzip"},
 	}
 	for _, c := range cases {
 		if _, err := Read(bytes.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -75,36 +93,47 @@ func TestLoadMNIST(t *testing.T) {
 	if s.Len() != 2 || s.Rows != 1 || s.Cols != 2 || s.Labels[0] != 9 || s.Labels[1] != 3 || s.Images[1] != 255 {
 		t.Fatalf("loaded %+v", s)
 	}
-	if _, err := LoadMNIST(dir, true); err == nil || !strings.Contains(err.Error(), "dataset-fashion-mnist") {
-		t.Fatalf("missing split: %v", err)
+	if _, err := LoadMNIST(dir, true); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "train-images-idx3-ubyte") {
+		t.Fatalf("missing split: %v, want an fs.ErrNotExist naming the file", err)
 	}
 }
 
-// TestFashionMNIST reads the installed data set, when present, and checks
-// the sizes the data set is published with.
-func TestFashionMNIST(t *testing.T) {
-	if _, err := os.Stat(DefaultFashionMNISTDir); err != nil {
-		t.Skipf("Fashion-MNIST not installed at %s (apt-get install dataset-fashion-mnist)", DefaultFashionMNISTDir)
+// TestWrite: the writer produces the bytes the format defines, and a
+// written .gz file reads back.
+func TestWrite(t *testing.T) {
+	a := &Array{Dims: []int{2, 3}, Data: []byte{1, 2, 3, 4, 5, 6}}
+	var buf bytes.Buffer
+	if err := Write(&buf, a); err != nil || !bytes.Equal(buf.Bytes(), encode(a.Dims, a.Data)) {
+		t.Fatalf("Write: % x, %v; want % x", buf.Bytes(), err, encode(a.Dims, a.Data))
 	}
-	for _, c := range []struct {
-		train bool
-		n     int
-	}{{true, 60000}, {false, 10000}} {
-		s, err := LoadMNIST(DefaultFashionMNISTDir, c.train)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s.Len() != c.n || s.Rows != 28 || s.Cols != 28 || len(s.Images) != c.n*784 {
-			t.Fatalf("train=%v: %d examples of %dx%d", c.train, s.Len(), s.Rows, s.Cols)
-		}
-		counts := make([]int, 10)
-		for _, l := range s.Labels {
-			counts[l]++
-		}
-		for k, n := range counts {
-			if n != c.n/10 {
-				t.Fatalf("class %d has %d examples, want %d (balanced)", k, n, c.n/10)
-			}
-		}
+	path := filepath.Join(t.TempDir(), "a-idx2-ubyte.gz")
+	if err := WriteFile(path, a); err != nil {
+		t.Fatal(err)
+	}
+	if raw, _ := os.ReadFile(path); len(raw) < 2 || raw[0] != 0x1f || raw[1] != 0x8b {
+		t.Fatalf("%s is not gzip-compressed", path)
+	}
+	back, err := ReadFile(path)
+	if err != nil || !bytes.Equal(back.Data, a.Data) || len(back.Dims) != 2 || back.Dims[0] != 2 || back.Dims[1] != 3 {
+		t.Fatalf("read back %+v, %v", back, err)
+	}
+	if err := Write(&buf, &Array{Dims: []int{4}, Data: []byte{1}}); err == nil || !strings.Contains(err.Error(), "do not fill") {
+		t.Fatalf("short data written: %v", err)
+	}
+}
+
+// TestWriteMNIST: a split written to a directory loads back unchanged.
+func TestWriteMNIST(t *testing.T) {
+	dir := t.TempDir()
+	s := &Set{Images: []byte{1, 2, 3, 4, 5, 6}, Labels: []int{7, 200, 0}, Rows: 1, Cols: 2}
+	if err := WriteMNIST(dir, true, s); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadMNIST(dir, true)
+	if err != nil || !bytes.Equal(back.Images, s.Images) || back.Rows != 1 || back.Cols != 2 || len(back.Labels) != 3 || back.Labels[1] != 200 {
+		t.Fatalf("loaded back %+v, %v", back, err)
+	}
+	if err := WriteMNIST(dir, false, &Set{Labels: []int{256}}); err == nil || !strings.Contains(err.Error(), "fit a byte") {
+		t.Fatalf("label 256 written: %v", err)
 	}
 }

@@ -58,7 +58,7 @@ func (o *LongRun) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Resume, "resume", "", "go on with the run saved in this checkpoint file, with its settings (a larger -iterations trains it further)")
 	fs.BoolVar(&o.Force, "force", false, "start over in an output folder that holds a run, replacing its checkpoint and outputs")
 	fs.StringVar(&o.MaxMemory, "max-memory", "", "refuse to train if the estimated memory exceeds this (e.g. 2GiB; default: the available memory, or the room under the container's limit if less)")
-	fs.IntVar(&o.Recompute, "recompute", 0, "gradient checkpointing over time: keep every Kth step's state, recompute the rest in backward (same gradients, less memory; 0: off)")
+	fs.IntVar(&o.Recompute, "recompute", 0, "gradient checkpointing over time: keep every Kth step's state, recompute the rest in backward (same gradients, less memory; 0: the engine chooses, recomputing step by step where that is faster)")
 }
 
 // Given records which flags of fs were set on the command line; extra
@@ -78,7 +78,7 @@ func (o *LongRun) checkFlags() error {
 	case o.Iterations < 0:
 		return fmt.Errorf("-iterations %d: must not be negative", o.Iterations)
 	case o.Recompute < 0:
-		return fmt.Errorf("-recompute %d: must not be negative (0 turns it off; about the square root of the steps saves the most memory)", o.Recompute)
+		return fmt.Errorf("-recompute %d: must not be negative (0 lets the engine choose; about the square root of the steps saves the most memory)", o.Recompute)
 	case o.Every < 0:
 		return fmt.Errorf("-checkpoint-every %d: must not be negative (0: only at the end and on interrupt)", o.Every)
 	}

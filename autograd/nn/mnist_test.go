@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/dlca/dlca/internal/fmnist"
-	"github.com/dlca/dlca/internal/idx"
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/internal/mnist"
 )
 
 // TestFashionMNISTMLP trains the 784-128-10 perceptron for 4 epochs of Adam
@@ -17,25 +17,24 @@ func TestFashionMNISTMLP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains for several seconds; skipped with -short")
 	}
-	if _, err := os.Stat(idx.DefaultFashionMNISTDir); err != nil {
-		t.Skipf("Fashion-MNIST not installed at %s (apt-get install dataset-fashion-mnist)", idx.DefaultFashionMNISTDir)
+	if _, err := os.Stat(mnist.FashionDir); err != nil {
+		t.Skipf("Fashion-MNIST not installed at %s (apt-get install dataset-fashion-mnist)", mnist.FashionDir)
 	}
-	train, err := idx.LoadMNIST(idx.DefaultFashionMNISTDir, true)
+	train, test, err := mnist.Fashion.Load("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	test, err := idx.LoadMNIST(idx.DefaultFashionMNISTDir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := fmnist.NewMLP(rand.New(rand.NewPCG(1, 0)))
-	cfg := fmnist.Config{Epochs: 4, Batch: 128, LR: 2e-3, Seed: 1}
-	if err := fmnist.Train(m, train, cfg, func(epoch int, loss float64) {
+	m := mnist.NewMLP(autograd.Float32, rand.New(rand.NewPCG(1, 0)))
+	cfg := mnist.Config{Epochs: 4, Batch: 128, LR: 2e-3, Seed: 1}
+	if err := mnist.Train(m, train, cfg, func(epoch int, loss float64) {
 		t.Logf("epoch %d: training loss %.4f", epoch, loss)
 	}); err != nil {
 		t.Fatal(err)
 	}
-	acc := fmnist.Accuracy(m, test)
+	acc, err := mnist.Accuracy(m, mnist.CPU{}, test)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("test accuracy %.4f", acc)
 	if acc < 0.87 {
 		t.Fatalf("test accuracy %.4f, want at least 0.87", acc)

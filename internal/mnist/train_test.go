@@ -1,4 +1,4 @@
-package fmnist
+package mnist
 
 import (
 	"math/rand/v2"
@@ -12,9 +12,9 @@ import (
 	"github.com/dlca/dlca/internal/idx"
 )
 
-// synthetic returns a small random data set shaped like Fashion-MNIST.
-func synthetic(n int, rng *rand.Rand) *idx.Set {
-	s := &idx.Set{Images: make([]byte, n*784), Labels: make([]int, n), Rows: 28, Cols: 28}
+// synthetic returns a small random data set shaped like MNIST.
+func synthetic(n int, rng *rand.Rand) *Set {
+	s := &Set{Set: &idx.Set{Images: make([]byte, n*784), Labels: make([]int, n), Rows: 28, Cols: 28}, Mean: MNIST.Mean, Std: MNIST.Std}
 	for i := range s.Images {
 		s.Images[i] = byte(rng.IntN(256))
 	}
@@ -30,7 +30,7 @@ func TestModelsTrain(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	data := synthetic(64, rng)
 	for _, kind := range []string{"mlp", "cnn"} {
-		m, err := NewModel(kind, rng)
+		m, err := NewModel(kind, autograd.Float32, rng)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,11 +41,11 @@ func TestModelsTrain(t *testing.T) {
 		if !(last > 0 && last < 10) {
 			t.Fatalf("%s: training loss %v", kind, last)
 		}
-		if acc := Accuracy(m, data); acc < 0 || acc > 1 {
-			t.Fatalf("%s: accuracy %v", kind, acc)
+		if acc, err := Accuracy(m, CPU{}, data); err != nil || acc < 0 || acc > 1 {
+			t.Fatalf("%s: accuracy %v, %v", kind, acc, err)
 		}
 	}
-	if _, err := NewModel("resnet", rng); err == nil {
+	if _, err := NewModel("resnet", autograd.Float32, rng); err == nil {
 		t.Fatal("unknown model accepted")
 	}
 }
@@ -58,7 +58,7 @@ func TestDeterministic(t *testing.T) {
 		var params [2][]*autograd.Tensor
 		for i, procs := range []int{1, 4} {
 			prev := runtime.GOMAXPROCS(procs)
-			m, err := NewModel(kind, rand.New(rand.NewPCG(4, 4)))
+			m, err := NewModel(kind, autograd.Float32, rand.New(rand.NewPCG(4, 4)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +86,7 @@ func benchStep(b *testing.B, m nn.Module) {
 	for i := range all {
 		all[i] = i
 	}
-	x, y := Input(data, all)
+	x, y := data.Input(all)
 	opt := optim.NewAdam(m.Parameters(), optim.DefaultAdam())
 	for b.Loop() {
 		opt.ZeroGrad()
@@ -100,24 +100,28 @@ func benchStep(b *testing.B, m nn.Module) {
 }
 
 // BenchmarkCNNStep times one training step of the CNN at batch 128.
-func BenchmarkCNNStep(b *testing.B) { benchStep(b, NewCNN(rand.New(rand.NewPCG(1, 1)))) }
+func BenchmarkCNNStep(b *testing.B) {
+	benchStep(b, NewCNN(autograd.Float32, rand.New(rand.NewPCG(1, 1))))
+}
 
 // BenchmarkMLPStepInput times one MLP training step at batch 128 from a
 // [128, 1, 28, 28] input.
-func BenchmarkMLPStepInput(b *testing.B) { benchStep(b, NewMLP(rand.New(rand.NewPCG(1, 1)))) }
+func BenchmarkMLPStepInput(b *testing.B) {
+	benchStep(b, NewMLP(autograd.Float32, rand.New(rand.NewPCG(1, 1))))
+}
 
 // BenchmarkEpochMLP times one full Fashion-MNIST training epoch of the MLP
 // (469 steps of batch 128). Run with -benchtime 1x.
 func BenchmarkEpochMLP(b *testing.B) {
-	if _, err := os.Stat(idx.DefaultFashionMNISTDir); err != nil {
+	if _, err := os.Stat(FashionDir); err != nil {
 		b.Skip("Fashion-MNIST not installed")
 	}
-	train, err := idx.LoadMNIST(idx.DefaultFashionMNISTDir, true)
+	train, _, err := Fashion.Load("")
 	if err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		m := NewMLP(rand.New(rand.NewPCG(1, 1)))
+		m := NewMLP(autograd.Float32, rand.New(rand.NewPCG(1, 1)))
 		if err := Train(m, train, Config{Epochs: 1, Batch: 128, LR: 2e-3, Seed: 1}, nil); err != nil {
 			b.Fatal(err)
 		}

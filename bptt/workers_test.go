@@ -1,0 +1,89 @@
+package bptt_test
+
+import (
+	"math"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/dlca/dlca/bptt"
+)
+
+// TestWorkersTrainTheSameModel trains the small checkerboard (its
+// perception runs over 8 blocks of rows, so every worker gets some) for 8
+// iterations with Setup.Workers 1, 3 and 0 (the engine times one worker
+// against GOMAXPROCS over iterations 2 to 7, then keeps the faster): the
+// logits must agree bit for bit, and the engine must have made its choice.
+func TestWorkersTrainTheSameModel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	var first []uint64
+	for _, workers := range []int{1, 3, 0} {
+		e, m := experimentModel(t, "checkerboard-small")
+		s := e.Setup(m)
+		s.Workers = workers
+		eng, err := bptt.NewCPU(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := newRand(3)
+		for range 8 {
+			if _, err := eng.Iterate(e.Source()(rng)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if w := eng.Workers(); workers > 0 && w != workers || workers == 0 && w != 1 && w != 2 {
+			t.Errorf("Workers %d: the engine runs on %d", workers, w)
+		}
+		trained, _ := eng.Model()
+		var bits []uint64
+		for _, p := range trained.Params() {
+			for _, v := range p.Float64s() {
+				bits = append(bits, math.Float64bits(v))
+			}
+		}
+		if first == nil {
+			first = bits
+			continue
+		}
+		for i := range bits {
+			if bits[i] != first[i] {
+				t.Fatalf("Workers %d: logit %d differs from one worker's", workers, i)
+			}
+		}
+	}
+	e, m := experimentModel(t, "checkerboard-small")
+	s := e.Setup(m)
+	s.Workers = -1
+	if err := s.Validate(); err == nil {
+		t.Error("Workers -1 accepted")
+	}
+}
+
+// TestWorkerChoiceTimesAgain: the choice is made after the untimed first
+// iteration and workerTrials of each kind, kept for workerRetrial
+// iterations, then timed again, alternating one worker and all.
+func TestWorkerChoiceTimesAgain(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	c := bptt.NewWorkerChoice(0)
+	var got []int
+	for i := range bptt.WorkerRetrial + 2*bptt.WorkerTrials + 2 {
+		w, done := c.Next()
+		got = append(got, w)
+		done()
+		if chosen := c.Chosen(); i < 2*bptt.WorkerTrials && chosen != 0 || i >= 2*bptt.WorkerTrials && chosen != 1 && chosen != 2 {
+			t.Fatalf("after iteration %d: chosen %d", i, chosen)
+		}
+	}
+	trial := []int{1, 0, 1, 0, 1, 0}
+	if !slices.Equal(got[1:7], trial) || !slices.Equal(got[bptt.WorkerRetrial+1:bptt.WorkerRetrial+7], trial) {
+		t.Errorf("workers per iteration %v: trials not where expected", got)
+	}
+	for i := 7; i <= bptt.WorkerRetrial; i++ {
+		if got[i] != got[7] || got[i] == 0 {
+			t.Fatalf("iteration %d ran on %d workers, iteration 7 on %d", i, got[i], got[7])
+		}
+	}
+	if c := bptt.NewWorkerChoice(3); c.Chosen() != 3 {
+		t.Errorf("Workers 3: chosen %d", c.Chosen())
+	}
+}

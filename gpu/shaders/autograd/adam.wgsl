@@ -1,0 +1,55 @@
+// autograd/adam.wgsl: one Adam or AdamW step in place, as the CPU's
+// optim.Adam, from the constants of optim.AdamUpdate (computed in float64 on
+// the host):
+//   g = g + l2*p;  p = p*decay
+//   m = b1*m + (1-b1)*g;  v = b2*v + (1-b2)*g*g
+//   vh = max(vmax, v) with AMSGrad (stored back into vmax), else v
+//   p = p - step_size*m / (sqrt(vh)/sqrt_bc2 + eps)
+//
+// Entry point: main; workgroup size 64; a grid-stride loop over the elements.
+// Bindings (group 0):
+//   0 uniform AdamUpdateParams (Go: adamUpdateParams); amsgrad 1 or 0
+//   1 storage rw p: array<f32>, [n]
+//   2 storage read g: array<f32>, [n]
+//   3 storage rw m: array<f32>, [n]
+//   4 storage rw v: array<f32>, [n]
+//   5 storage rw vmax: array<f32>, [n] (v again without AMSGrad: unused)
+
+struct AdamUpdateParams {
+    n: u32,
+    amsgrad: u32,
+    _pad0: u32,
+    _pad1: u32,
+    b1: f32,
+    b2: f32,
+    eps: f32,
+    decay: f32,
+    l2: f32,
+    step_size: f32,
+    sqrt_bc2: f32,
+    _pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: AdamUpdateParams;
+@group(0) @binding(1) var<storage, read_write> p: array<f32>;
+@group(0) @binding(2) var<storage, read> g: array<f32>;
+@group(0) @binding(3) var<storage, read_write> m: array<f32>;
+@group(0) @binding(4) var<storage, read_write> v: array<f32>;
+@group(0) @binding(5) var<storage, read_write> vmax: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    for (var i = gid.x; i < params.n; i += nwg.x * 64u) {
+        let gi = g[i] + params.l2 * p[i];
+        let pi = p[i] * params.decay;
+        let mi = params.b1 * m[i] + (1.0 - params.b1) * gi;
+        var vi = params.b2 * v[i] + (1.0 - params.b2) * gi * gi;
+        m[i] = mi;
+        v[i] = vi;
+        if (params.amsgrad != 0u) {
+            vi = max(vmax[i], vi);
+            vmax[i] = vi;
+        }
+        p[i] = pi - params.step_size * mi / (sqrt(vi) / params.sqrt_bc2 + params.eps);
+    }
+}

@@ -1,0 +1,129 @@
+// autograd/binary.wgsl: out[i] = op(a, b), the elementwise functions of two
+// operands (autograd.BinaryOps: arithmetic, Pow, Maximum and Minimum,
+// comparisons, and the masks of their gradients), both operands broadcast to
+// the output's shape. The op codes are the OP_ constants, mirrored by
+// binaryCodes in Go.
+//
+// Entry point: main; workgroup size 64; a grid-stride loop over the elements.
+// Bindings (group 0):
+//   0 uniform EwParams (Go: ewParams); n, ndim, op, st: output shape, then
+//     the strides of a and b
+//   1 storage rw out: array<f32>, [n]
+//   2 storage read a: array<f32>
+//   3 storage read b: array<f32>
+
+struct EwParams {
+    n: u32,
+    ndim: u32,
+    op: u32,
+    _pad0: u32,
+    p0: f32,
+    p1: f32,
+    _pad1: u32,
+    _pad2: u32,
+    st: array<vec4<u32>, 8>,
+}
+
+@group(0) @binding(0) var<uniform> params: EwParams;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<storage, read> a: array<f32>;
+@group(0) @binding(3) var<storage, read> b: array<f32>;
+
+const OP_Add: u32 = 0u;
+const OP_Sub: u32 = 1u;
+const OP_Mul: u32 = 2u;
+const OP_Div: u32 = 3u;
+const OP_Pow: u32 = 4u;
+const OP_Maximum: u32 = 5u;
+const OP_Minimum: u32 = 6u;
+const OP_Gt: u32 = 7u;
+const OP_Ge: u32 = 8u;
+const OP_Lt: u32 = 9u;
+const OP_Le: u32 = 10u;
+const OP_Eq: u32 = 11u;
+const OP_MaximumShare: u32 = 12u;
+const OP_MinimumShare: u32 = 13u;
+const OP_ExtremeMask: u32 = 14u;
+
+// dimOf returns entry k of row row of params.st: row 0 is the output
+// shape, rows 1, 2 and 3 the strides of the operands.
+fn dimOf(row: u32, k: u32) -> u32 {
+    return params.st[2u * row + k / 4u][k % 4u];
+}
+
+// offsetOf returns the storage offset of output element i in the operand
+// whose strides are row row (0 along a broadcast axis).
+fn offsetOf(i: u32, row: u32) -> u32 {
+    var rem = i;
+    var off = 0u;
+    for (var d = i32(params.ndim) - 1; d >= 0; d--) {
+        let len = dimOf(0u, u32(d));
+        off += (rem % len) * dimOf(row, u32(d));
+        rem /= len;
+    }
+    return off;
+}
+
+// isNaN tests the bits: a compiler may fold x != x away.
+fn isNaN(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+// powf is math.Pow in float32: exp2(p·log2|x|), with the sign of a
+// negative base raised to an odd integer, NaN for a negative base and a
+// fractional power, and x⁰ = 1ˣ = 1 for every x.
+fn powf(x: f32, p: f32) -> f32 {
+    if (p == 0.0 || x == 1.0) {
+        return 1.0;
+    }
+    var r = exp2(p * log2(abs(x)));
+    if (x < 0.0) {
+        if (fract(p) != 0.0) {
+            return bitcast<f32>(0x7fc00000u);
+        }
+        if (fract(p * 0.5) != 0.0) {
+            r = -r;
+        }
+    }
+    return r;
+}
+
+fn truth(c: bool) -> f32 {
+    return select(0.0, 1.0, c);
+}
+
+fn binary(op: u32, x: f32, y: f32) -> f32 {
+    switch op {
+        case OP_Add: { return x + y; }
+        case OP_Sub: { return x - y; }
+        case OP_Mul: { return x * y; }
+        case OP_Div: { return x / y; }
+        case OP_Pow: { return powf(x, y); }
+        case OP_Maximum: { return select(y, x, x >= y || isNaN(x)); }
+        case OP_Minimum: { return select(y, x, x <= y || isNaN(x)); }
+        case OP_Gt: { return truth(x > y); }
+        case OP_Ge: { return truth(x >= y); }
+        case OP_Lt: { return truth(x < y); }
+        case OP_Le: { return truth(x <= y); }
+        case OP_Eq: { return truth(x == y); }
+        // The share of Maximum's gradient that goes to x: half on a tie,
+        // none where y wins, all of it where x wins or either is NaN.
+        case OP_MaximumShare: {
+            if (x == y) { return 0.5; }
+            return truth(!(y - x > 0.0));
+        }
+        case OP_MinimumShare: {
+            if (x == y) { return 0.5; }
+            return truth(!(x - y > 0.0));
+        }
+        case OP_ExtremeMask: { return truth(x == y || (isNaN(x) && isNaN(y))); }
+        default: { return bitcast<f32>(0x7fc00000u); }
+    }
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    for (var i = gid.x; i < params.n; i += nwg.x * 64u) {
+        out[i] = binary(params.op, a[offsetOf(i, 1u)], b[offsetOf(i, 2u)]);
+    }
+}

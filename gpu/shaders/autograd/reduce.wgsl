@@ -1,0 +1,54 @@
+// autograd/reduce.wgsl: the reduction of src along one axis, viewed as
+// [outer, n, inner], into out [outer, 1, inner]: a sum, a maximum or a
+// minimum (op 0, 1, 2: reduceCodes in Go). One invocation per output
+// element walks the axis in order, from index 0, as the CPU does, so sums
+// round as on the CPU; a NaN in a slice gives NaN; the sum of an empty axis
+// is 0.
+//
+// Entry point: main; workgroup size 64; a grid-stride loop over the outputs.
+// Bindings (group 0):
+//   0 uniform AxisParams (Go: axisParams)
+//   1 storage rw out: array<f32>, [outer*inner]
+//   2 storage read src: array<f32>, [outer*n*inner]
+
+struct AxisParams {
+    outer: u32,
+    n: u32,
+    inner: u32,
+    op: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: AxisParams;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<storage, read> src: array<f32>;
+
+const OP_Sum: u32 = 0u;
+const OP_Max: u32 = 1u;
+const OP_Min: u32 = 2u;
+
+// isNaN tests the bits: a compiler may fold x != x away.
+fn isNaN(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let total = params.outer * params.inner;
+    for (var r = gid.x; r < total; r += nwg.x * 64u) {
+        let base = (r / params.inner) * params.n * params.inner + r % params.inner;
+        if (params.n == 0u) {
+            out[r] = 0.0;
+            continue;
+        }
+        var acc = src[base];
+        for (var k = 1u; k < params.n; k++) {
+            let v = src[base + k * params.inner];
+            switch params.op {
+                case OP_Sum: { acc += v; }
+                case OP_Max: { if (v > acc || isNaN(v)) { acc = v; } }
+                default: { if (v < acc || isNaN(v)) { acc = v; } }
+            }
+        }
+        out[r] = acc;
+    }
+}

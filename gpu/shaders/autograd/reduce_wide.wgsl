@@ -1,0 +1,69 @@
+// autograd/reduce_wide.wgsl: reduce.wgsl for long axes. One workgroup per
+// output element: invocation k combines elements k, k+64, k+128, ... of
+// the slice in order, then the 64 partial results are combined pairwise in
+// a fixed tree, so the result is deterministic (a sum rounds differently
+// from the CPU's sequential one, within the reductions' parity tolerance).
+// Op 0 sums, 1 takes the maximum, 2 the minimum (reduceCodes in Go); a NaN
+// in a slice gives NaN. The axis holds at least 64 elements.
+//
+// Entry point: main; workgroup size 64; a grid-stride loop of workgroups
+// over the outputs.
+// Bindings (group 0):
+//   0 uniform AxisParams (Go: axisParams)
+//   1 storage rw out: array<f32>, [outer*inner]
+//   2 storage read src: array<f32>, [outer*n*inner]
+
+struct AxisParams {
+    outer: u32,
+    n: u32,
+    inner: u32,
+    op: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: AxisParams;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<storage, read> src: array<f32>;
+
+const OP_Sum: u32 = 0u;
+const OP_Max: u32 = 1u;
+const OP_Min: u32 = 2u;
+
+var<workgroup> part: array<f32, 64>;
+
+// isNaN tests the bits: a compiler may fold x != x away.
+fn isNaN(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+// combine folds v into acc by the op.
+fn combine(op: u32, acc: f32, v: f32) -> f32 {
+    switch op {
+        case OP_Sum: { return acc + v; }
+        case OP_Max: { return select(acc, v, v > acc || isNaN(v)); }
+        default: { return select(acc, v, v < acc || isNaN(v)); }
+    }
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let total = params.outer * params.inner;
+    for (var r = wid.x; r < total; r += nwg.x) {
+        let base = (r / params.inner) * params.n * params.inner + r % params.inner;
+        var acc = src[base + lid.x * params.inner];
+        for (var k = lid.x + 64u; k < params.n; k += 64u) {
+            acc = combine(params.op, acc, src[base + k * params.inner]);
+        }
+        part[lid.x] = acc;
+        workgroupBarrier();
+        for (var s = 32u; s > 0u; s >>= 1u) {
+            if (lid.x < s) {
+                part[lid.x] = combine(params.op, part[lid.x], part[lid.x + s]);
+            }
+            workgroupBarrier();
+        }
+        if (lid.x == 0u) {
+            out[r] = part[0];
+        }
+        workgroupBarrier();
+    }
+}

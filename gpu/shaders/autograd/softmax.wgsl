@@ -1,0 +1,61 @@
+// autograd/softmax.wgsl: the softmax (op 0) or log-softmax (op 1) of src
+// along one axis, viewed as [outer, n, inner], shifted by the slice's
+// maximum as on the CPU (by 0 when the maximum is infinite, so that all -Inf
+// gives NaN rather than Inf - Inf, as there). One invocation per slice.
+//
+// Entry point: main; workgroup size 64; a grid-stride loop over the slices.
+// Bindings (group 0):
+//   0 uniform AxisParams (Go: axisParams)
+//   1 storage rw out: array<f32>, [outer*n*inner]
+//   2 storage read src: array<f32>, [outer*n*inner]
+
+struct AxisParams {
+    outer: u32,
+    n: u32,
+    inner: u32,
+    op: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: AxisParams;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<storage, read> src: array<f32>;
+
+// isNaN tests the bits: a compiler may fold x != x away.
+fn isNaN(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let total = params.outer * params.inner;
+    for (var r = gid.x; r < total; r += nwg.x * 64u) {
+        let base = (r / params.inner) * params.n * params.inner + r % params.inner;
+        var m = bitcast<f32>(0xff800000u); // -Inf
+        for (var k = 0u; k < params.n; k++) {
+            let v = src[base + k * params.inner];
+            if (v > m || isNaN(v)) {
+                m = v;
+            }
+            if (isNaN(m)) {
+                break;
+            }
+        }
+        if (abs(m) > 3.4028234663852886e38) {
+            m = 0.0;
+        }
+        var sum = 0.0;
+        for (var k = 0u; k < params.n; k++) {
+            sum += exp(src[base + k * params.inner] - m);
+        }
+        let logSum = log(sum);
+        for (var k = 0u; k < params.n; k++) {
+            let i = base + k * params.inner;
+            let v = src[i] - m;
+            if (params.op == 1u) {
+                out[i] = v - logSum;
+            } else {
+                out[i] = exp(v) / sum;
+            }
+        }
+    }
+}

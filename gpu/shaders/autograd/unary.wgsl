@@ -1,0 +1,165 @@
+// autograd/unary.wgsl: out[i] = op(x[i]), the elementwise functions of one
+// operand (autograd.UnaryOps) with their constants p0 and p1 (AddScalar's
+// s, Clamp's lo and hi, ...). The op codes are the OP_ constants, mirrored
+// by unaryCodes in Go. Special values follow the CPU: NaN propagates, Relu
+// and Clamp keep it, Sign keeps 0 and NaN, Round rounds half to even.
+//
+// Entry point: main; workgroup size 64; a grid-stride loop over the elements.
+// Bindings (group 0):
+//   0 uniform EwParams (Go: ewParams); n, op, p0, p1
+//   1 storage rw out: array<f32>, [n]
+//   2 storage read x: array<f32>, [n]
+
+struct EwParams {
+    n: u32,
+    ndim: u32,
+    op: u32,
+    _pad0: u32,
+    p0: f32,
+    p1: f32,
+    _pad1: u32,
+    _pad2: u32,
+    st: array<vec4<u32>, 8>,
+}
+
+@group(0) @binding(0) var<uniform> params: EwParams;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<storage, read> x: array<f32>;
+
+const OP_Copy: u32 = 0u;
+const OP_Abs: u32 = 1u;
+const OP_Sign: u32 = 2u;
+const OP_Exp: u32 = 3u;
+const OP_Log: u32 = 4u;
+const OP_Log2: u32 = 5u;
+const OP_Log10: u32 = 6u;
+const OP_Sqrt: u32 = 7u;
+const OP_Sin: u32 = 8u;
+const OP_Cos: u32 = 9u;
+const OP_Tanh: u32 = 10u;
+const OP_Sigmoid: u32 = 11u;
+const OP_Relu: u32 = 12u;
+const OP_Gelu: u32 = 13u;
+const OP_GeluTanh: u32 = 14u;
+const OP_Silu: u32 = 15u;
+const OP_Softplus: u32 = 16u;
+const OP_Floor: u32 = 17u;
+const OP_Ceil: u32 = 18u;
+const OP_Round: u32 = 19u;
+const OP_Trunc: u32 = 20u;
+const OP_NormCDF: u32 = 21u;
+const OP_Square: u32 = 22u;
+const OP_FiniteOrZero: u32 = 23u;
+const OP_AddScalar: u32 = 24u;
+const OP_MulScalar: u32 = 25u;
+const OP_DivScalar: u32 = 26u;
+const OP_PowScalar: u32 = 27u;
+const OP_LeakyRelu: u32 = 28u;
+const OP_Clamp: u32 = 29u;
+
+const LN10: f32 = 2.302585092994046;
+const SQRT_2_OVER_PI: f32 = 0.7978845608028654;
+const GELU_COEFF: f32 = 0.044715;
+
+// isNaN tests the bits: a compiler may fold x != x away.
+fn isNaN(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+// powf is math.Pow in float32: exp2(p·log2|x|), with the sign of a
+// negative base raised to an odd integer, NaN for a negative base and a
+// fractional power, and x⁰ = 1ˣ = 1 for every x.
+fn powf(x: f32, p: f32) -> f32 {
+    if (p == 0.0 || x == 1.0) {
+        return 1.0;
+    }
+    var r = exp2(p * log2(abs(x)));
+    if (x < 0.0) {
+        if (fract(p) != 0.0) {
+            return bitcast<f32>(0x7fc00000u);
+        }
+        if (fract(p * 0.5) != 0.0) {
+            r = -r;
+        }
+    }
+    return r;
+}
+
+// tanhf is tanh, exact at ±Inf (tanh through exponentials overflows there).
+fn tanhf(v: f32) -> f32 {
+    if (abs(v) > 20.0) {
+        return sign(v);
+    }
+    return tanh(v);
+}
+
+// sigmoid is 1/(1+e^-v) without overflow for any v.
+fn sigmoid(v: f32) -> f32 {
+    if (v >= 0.0) {
+        return 1.0 / (1.0 + exp(-v));
+    }
+    let e = exp(v);
+    return e / (1.0 + e);
+}
+
+// normCDF is Φ(v) = erfc(-v/√2)/2, erfc by Numerical Recipes' erfcc
+// (Chebyshev fit, relative error below 1.2e-7 everywhere).
+fn normCDF(v: f32) -> f32 {
+    let z = -v * 0.7071067811865476;
+    let az = abs(z);
+    let t = 1.0 / (1.0 + 0.5 * az);
+    let r = t * exp(-az * az - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 +
+        t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 +
+        t * (-0.82215223 + t * 0.17087277)))))))));
+    if (z >= 0.0) {
+        return 0.5 * r;
+    }
+    return 0.5 * (2.0 - r);
+}
+
+fn relu(v: f32) -> f32 {
+    return select(0.0, v, v > 0.0 || isNaN(v));
+}
+
+fn unary(op: u32, v: f32, p0: f32, p1: f32) -> f32 {
+    switch op {
+        case OP_Copy: { return v; }
+        case OP_Abs: { return abs(v); }
+        case OP_Sign: { return select(v, sign(v), v != 0.0 && !isNaN(v)); }
+        case OP_Exp: { return exp(v); }
+        case OP_Log: { return log(v); }
+        case OP_Log2: { return log2(v); }
+        case OP_Log10: { return log(v) / LN10; }
+        case OP_Sqrt: { return sqrt(v); }
+        case OP_Sin: { return sin(v); }
+        case OP_Cos: { return cos(v); }
+        case OP_Tanh: { return tanhf(v); }
+        case OP_Sigmoid: { return sigmoid(v); }
+        case OP_Relu: { return relu(v); }
+        case OP_Gelu: { return v * normCDF(v); }
+        case OP_GeluTanh: { return 0.5 * v * (1.0 + tanhf(SQRT_2_OVER_PI * (v + GELU_COEFF * v * v * v))); }
+        case OP_Silu: { return v * sigmoid(v); }
+        case OP_Softplus: { return relu(v) + log(1.0 + exp(-abs(v))); }
+        case OP_Floor: { return floor(v); }
+        case OP_Ceil: { return ceil(v); }
+        case OP_Round: { return round(v); }
+        case OP_Trunc: { return trunc(v); }
+        case OP_NormCDF: { return normCDF(v); }
+        case OP_Square: { return v * v; }
+        case OP_FiniteOrZero: { return select(v, 0.0, abs(v) > 3.4028234663852886e38); }
+        case OP_AddScalar: { return v + p0; }
+        case OP_MulScalar: { return v * p0; }
+        case OP_DivScalar: { return v / p0; }
+        case OP_PowScalar: { return powf(v, p0); }
+        case OP_LeakyRelu: { return select(p0 * v, v, v > 0.0); }
+        case OP_Clamp: { return select(min(max(v, p0), p1), v, isNaN(v)); }
+        default: { return bitcast<f32>(0x7fc00000u); }
+    }
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    for (var i = gid.x; i < params.n; i += nwg.x * 64u) {
+        out[i] = unary(params.op, x[i], params.p0, params.p1);
+    }
+}
