@@ -194,24 +194,36 @@ func (m MemoryEstimate) Check(s Setup, limit int64, source string) error {
 }
 
 // CheckMemory refuses, with a suggestion, a CPU run of setup on a height x
-// width grid whose estimated memory exceeds maxMemory (a size for
-// ParseBytes, the -max-memory flag) or, when maxMemory is "", MemoryLimit.
+// width grid whose estimated memory exceeds Limit(maxMemory).
 // The estimate holds under SetGC, which the caller sets.
 func CheckMemory(s Setup, height, width int, maxMemory string) error {
-	var limit int64
-	source := "-max-memory"
-	if maxMemory != "" {
-		var err error
-		if limit, err = ParseBytes(maxMemory); err != nil {
-			return fmt.Errorf("-max-memory: %w", err)
-		}
-	} else {
-		var err error
-		if limit, source, err = MemoryLimit(); err != nil {
-			return nil // nothing to compare with (not Linux); training will tell
-		}
+	limit, source, err := Limit(maxMemory)
+	if err != nil {
+		return err
+	}
+	if limit == 0 {
+		return nil // nothing to compare with (not Linux); training will tell
 	}
 	return EstimateMemory(s, height, width).Check(s, limit, source)
+}
+
+// Limit returns the memory a run may take and where that figure comes
+// from: maxMemory (a size for ParseBytes, a -max-memory flag) when set,
+// else MemoryLimit. It returns 0 when there is nothing to compare with
+// (MemoryLimit cannot tell, off Linux); the error is maxMemory's.
+func Limit(maxMemory string) (int64, string, error) {
+	if maxMemory != "" {
+		limit, err := ParseBytes(maxMemory)
+		if err != nil {
+			return 0, "", fmt.Errorf("-max-memory: %w", err)
+		}
+		return limit, "-max-memory", nil
+	}
+	limit, source, err := MemoryLimit()
+	if err != nil {
+		return 0, "", nil
+	}
+	return limit, source, nil
 }
 
 // MemoryLimit returns the memory this process may still take, and where

@@ -35,6 +35,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	palette := fs.String("palette", "", "map a PNG -init's colours to channel bits: #rrggbb=BITS,... (BITS: channels 0, 1, ... in order) or rgb")
 	gif := fs.String("gif", "", "write the rollout as an animated GIF here (- for standard output)")
 	png := fs.String("png", "", "write the last state, drawn as the GIF's frames are, as a PNG picture here")
+	maxMemory := fs.String("max-memory", "", "refuse to run if the estimated memory exceeds this (e.g. 2GiB; default: the available memory, or the room under the container's limit if less)")
 	states := fs.String("states", "", "write every state as a NumPy .npy array [steps+1, H, W, C] here (uint8 0/1, float32 with -soft; - for standard output)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -86,7 +87,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	o := paintOptions(e, max(1, 256/max(g.h, g.w)))
-	if err := checkEvalMemory(m, g, isSoft, *gif != "", o); err != nil {
+	if err := checkEvalMemory(m, g, isSoft, *gif != "", o, *maxMemory); err != nil {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(*seed, 0))

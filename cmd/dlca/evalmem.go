@@ -34,13 +34,13 @@ func evalMemory(m *dlca.Model, h, w int, soft, gif bool, o painter.Options) int6
 }
 
 // checkEvalMemory refuses, naming a grid that fits, an eval whose
-// estimated memory exceeds what this process may take (bptt.MemoryLimit),
-// and sets the garbage collector the estimate counts on.
-func checkEvalMemory(m *dlca.Model, g grid, soft, gif bool, o painter.Options) error {
+// estimated memory exceeds maxMemory, or what this process may take
+// (bptt.Limit), and sets the garbage collector the estimate counts on.
+func checkEvalMemory(m *dlca.Model, g grid, soft, gif bool, o painter.Options, maxMemory string) error {
 	bptt.SetGC()
-	limit, source, err := bptt.MemoryLimit()
-	if err != nil {
-		return nil // nothing to compare with (not Linux)
+	limit, source, err := bptt.Limit(maxMemory)
+	if err != nil || limit == 0 {
+		return err // 0: nothing to compare with (not Linux)
 	}
 	need := evalMemory(m, g.h, g.w, soft, gif, o)
 	if need <= limit {

@@ -291,12 +291,10 @@ func TestEvalStatesWithColourGIF(t *testing.T) {
 // TestEvalRefusesRectangle: a rectangular grid that does not fit is refused
 // naming the largest -height that fits at its -width.
 func TestEvalRefusesRectangle(t *testing.T) {
-	limit, _, err := bptt.MemoryLimit()
-	if err != nil {
-		t.Skip("no memory limit to compare with:", err)
-	}
+	// A fixed -max-memory: the available memory moves while other tests run.
+	const limit = 3 << 30
 	path, e, m := untrainedModel(t, "checkerboard")
-	code, _, errs := runCmd("eval", "-model", path, "-height", "4096", "-width", "4000", "-soft")
+	code, _, errs := runCmd("eval", "-model", path, "-height", "4096", "-width", "4000", "-soft", "-max-memory", "3GiB")
 	mt := regexp.MustCompile(`use -height (\d+) or less at -width 4000`).FindStringSubmatch(errs)
 	if code != 1 || !strings.Contains(errs, "-height 4096 -width 4000: the soft rollout needs about") || mt == nil {
 		t.Fatalf("exit %d, stderr %q; want a refusal naming a -height that fits", code, errs)
@@ -305,5 +303,12 @@ func TestEvalRefusesRectangle(t *testing.T) {
 	o := paintOptions(e, 1)
 	if fits < 1 || evalMemory(m, fits, 4000, true, false, o) > limit || evalMemory(m, fits+1, 4000, true, false, o) <= limit {
 		t.Errorf("suggested -height %d: not the largest within %s", fits, bptt.FormatBytes(limit))
+	}
+	if !strings.Contains(errs, "-max-memory is 3.00 GiB") {
+		t.Errorf("stderr %q does not name the -max-memory limit", errs)
+	}
+	// Without -max-memory the available memory is the limit; a bad size is named.
+	if code, _, errs := runCmd("eval", "-model", path, "-max-memory", "lots"); code != 1 || !strings.Contains(errs, "-max-memory") {
+		t.Errorf("-max-memory lots: exit %d, stderr %q; want exit 1 naming -max-memory", code, errs)
 	}
 }
