@@ -17,6 +17,9 @@ type CPU struct {
 	workers *workerChoice
 	// straight makes the rollouts straight-through (SetStraightThrough).
 	straight bool
+	// statePenalty is the weight of the state penalty (SetStatePenalty,
+	// penalty.go), 0 for none.
+	statePenalty float64
 }
 
 // SetStraightThrough implements StraightThroughEngine.
@@ -64,7 +67,9 @@ func (e *CPU) iterate(b *Batch, keep bool) (float64, []*autograd.Tensor, error) 
 	workers, done := e.workers.next()
 	var loss *autograd.Tensor
 	var err error
-	if k := e.setup.Segment(b.Height, b.Width); k > 0 {
+	if e.statePenalty > 0 {
+		loss, err = e.penalisedLoss(init, target, b.FireSeed, workers) // penalty.go
+	} else if k := e.setup.Segment(b.Height, b.Width); k > 0 {
 		loss, err = e.recomputedLoss(init, target, b.FireSeed, k, workers) // recompute.go
 	} else {
 		final := e.m.Rollout(init, e.setup.Steps, dlca.RolloutOptions{Async: e.setup.Async, Seed: b.FireSeed, Workspace: &e.ws, Workers: workers, StraightThrough: e.straight})

@@ -3,6 +3,7 @@ package bptt
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -79,6 +80,24 @@ type Run struct {
 	// against the relaxation gap, off (0) by default. The engine must be a
 	// StraightThroughEngine.
 	StraightThroughFrom int
+	// StatePenalty, if positive, adds StatePenalty times the sum of x(1-x)
+	// over every value x of the states between the first step and the last
+	// (steps 1 to T-1) to the loss that iteration StatePenaltyFrom and every
+	// later one minimise; the penalty is 0 only on bits, so it pushes the
+	// soft rollout to pass bits from step to step as the circuit does. The
+	// soft loss reported stays the paper's (the final state against the
+	// target). Not the paper's method: an option against the relaxation
+	// gap, off (0) by default. The engine must be a StatePenaltyEngine.
+	StatePenalty     float64
+	StatePenaltyFrom int
+}
+
+// StatePenaltyEngine is an engine that can add the state penalty of
+// Run.StatePenalty to its loss: SetStatePenalty(w) makes the following
+// iterations add w times it, 0 none.
+type StatePenaltyEngine interface {
+	Engine
+	SetStatePenalty(weight float64)
 }
 
 // StraightThroughEngine is an engine that can train straight-through
@@ -125,6 +144,13 @@ func Train(ctx context.Context, eng Engine, setup Setup, run Run) ([]Metrics, *d
 	if run.StraightThroughFrom > 0 && !canStraight {
 		return nil, nil, fmt.Errorf("bptt: this engine cannot train straight-through: train on the CPU engine")
 	}
+	if !(run.StatePenalty >= 0) || math.IsInf(run.StatePenalty, 0) || run.StatePenaltyFrom < 0 {
+		return nil, nil, fmt.Errorf("bptt: state penalty %v from iteration %d: the weight must be finite and not negative (0 trains as the paper does), the iteration not negative", run.StatePenalty, run.StatePenaltyFrom)
+	}
+	penalise, canPenalise := eng.(StatePenaltyEngine)
+	if run.StatePenalty > 0 && !canPenalise {
+		return nil, nil, fmt.Errorf("bptt: this engine cannot add the state penalty: train on the CPU engine")
+	}
 	src := run.RNG
 	if src == nil {
 		src = rand.NewPCG(run.Seed, 1)
@@ -154,6 +180,13 @@ func Train(ctx context.Context, eng Engine, setup Setup, run Run) ([]Metrics, *d
 		}
 		if canStraight {
 			straight.SetStraightThrough(run.StraightThroughFrom > 0 && it >= run.StraightThroughFrom)
+		}
+		if canPenalise {
+			w := 0.0
+			if it >= run.StatePenaltyFrom {
+				w = run.StatePenalty
+			}
+			penalise.SetStatePenalty(w)
 		}
 		var soft float64
 		var grads []*autograd.Tensor

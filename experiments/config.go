@@ -62,6 +62,10 @@ type Config struct {
 	// (bptt.Run.StraightThroughFrom), off when 0. Left out of a file and
 	// of the records when 0, so that every earlier run's stay as they were.
 	StraightThroughFrom int `toml:"straight_through_from,omitempty" json:"straight_through_from,omitempty" comment:"not the paper's: from this iteration on, train straight-through (the circuit's gates forward, the soft gradient back); 0 = never"`
+	// Not the paper's method either (bptt.Run.StatePenalty): off when 0,
+	// and left out of files and records then, like StraightThroughFrom.
+	StatePenalty     float64 `toml:"state_penalty,omitempty" json:"state_penalty,omitempty" comment:"not the paper's: add this times the sum of x(1-x) over the intermediate states' values to the loss (0 only on bits); 0 = never"`
+	StatePenaltyFrom int     `toml:"state_penalty_from,omitempty" json:"state_penalty_from,omitempty" comment:"the first iteration that adds state_penalty (0 or 1: from the start)"`
 
 	Init   InitSpec    `toml:"init" json:"init"`
 	Target TargetSpec  `toml:"target" json:"target"`

@@ -28,6 +28,10 @@ type Experiment struct {
 	// StraightThroughFrom is bptt.Run's: not the paper's method, 0 (off)
 	// unless the configuration asks for it.
 	StraightThroughFrom int
+	// StatePenalty and StatePenaltyFrom are bptt.Run's: not the paper's
+	// method, 0 (off) unless the configuration asks for it.
+	StatePenalty     float64
+	StatePenaltyFrom int
 	// Colour says that channels 0, 1 and 2 are red, green and blue: pictures
 	// paint them in colour instead of channel 0 in grey.
 	Colour bool
@@ -97,7 +101,7 @@ func (e *Experiment) Source() bptt.Source {
 // Run returns the bptt run of e with the given observers. With the JAX
 // stream (Model.RNG "jax") its batches come from JAXDraw.
 func (e *Experiment) Run(obs ...bptt.Observer) bptt.Run {
-	run := bptt.Run{Iterations: e.Iterations, Seed: e.Seed, Source: e.Source(), Observers: obs, StraightThroughFrom: e.StraightThroughFrom}
+	run := bptt.Run{Iterations: e.Iterations, Seed: e.Seed, Source: e.Source(), Observers: obs, StraightThroughFrom: e.StraightThroughFrom, StatePenalty: e.StatePenalty, StatePenaltyFrom: e.StatePenaltyFrom}
 	if e.Model.RNG == dlca.StreamJAX {
 		run.Draw = e.JAXDraw()
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -44,6 +45,7 @@ func (c *Config) Resolve() (*Experiment, error) {
 		Name: c.Name, Description: c.Description, Model: model,
 		Batch: c.Batch, Steps: c.Steps, Iterations: c.Iterations, Seed: c.Seed,
 		LossChannels: slices.Clone(c.LossChannels), Async: c.Async, Colour: c.Colour, StraightThroughFrom: c.StraightThroughFrom,
+		StatePenalty: c.StatePenalty, StatePenaltyFrom: c.StatePenaltyFrom,
 		Optimizer: bptt.Optimizer{LR: c.LR, Beta1: c.Betas[0], Beta2: c.Betas[1], Eps: c.Eps, WeightDecay: c.WeightDecay, Clip: c.Clip},
 		Config:    c.Clone(),
 	}
@@ -161,6 +163,16 @@ func (c *Config) checkTraining(p *problems) {
 		p.add("straight_through_from", "%d: must not be negative (0, the paper's method, trains soft throughout)", c.StraightThroughFrom)
 	case c.StraightThroughFrom > c.Iterations:
 		p.add("straight_through_from", "iteration %d is after the last (%d): the run would never train straight-through", c.StraightThroughFrom, c.Iterations)
+	}
+	switch {
+	case !(c.StatePenalty >= 0) || math.IsInf(c.StatePenalty, 0):
+		p.add("state_penalty", "%v: must be a finite weight, not negative (0, the paper's method, adds no penalty; 0.01 closed the coloured G's gap in docs/experiments.md)", c.StatePenalty)
+	case c.StatePenaltyFrom < 0:
+		p.add("state_penalty_from", "%d: must not be negative (0 or 1 adds the penalty from the first iteration)", c.StatePenaltyFrom)
+	case c.StatePenaltyFrom > 0 && c.StatePenalty == 0:
+		p.add("state_penalty_from", "iteration %d, but state_penalty is 0: give state_penalty a weight (such as 0.01) or leave state_penalty_from out", c.StatePenaltyFrom)
+	case c.StatePenaltyFrom > c.Iterations:
+		p.add("state_penalty_from", "iteration %d is after the last (%d): the run would never add the penalty", c.StatePenaltyFrom, c.Iterations)
 	}
 }
 

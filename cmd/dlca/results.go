@@ -185,12 +185,20 @@ func streamOf(r runRecord) string {
 
 // labelOf names run r's experiment in the page's rows: its name, with the
 // change to the paper's method it trained with, if any (straight-through
-// from an iteration), so that such runs are never counted as the paper's.
+// from an iteration, a state penalty), so that such runs are never counted
+// as the paper's.
 func labelOf(r runRecord) string {
-	if r.Config != nil && r.Config.StraightThroughFrom > 0 {
-		return fmt.Sprintf("%s, straight-through from %d", r.Experiment, r.Config.StraightThroughFrom)
+	label := r.Experiment
+	if r.Config == nil {
+		return label
 	}
-	return r.Experiment
+	if c := r.Config; c.StraightThroughFrom > 0 {
+		label += fmt.Sprintf(", straight-through from %d", c.StraightThroughFrom)
+	}
+	if c := r.Config; c.StatePenalty > 0 {
+		label += fmt.Sprintf(", state penalty %g from %d", c.StatePenalty, max(c.StatePenaltyFrom, 1))
+	}
+	return label
 }
 
 // picturePrefix starts the names of run r's pictures: the experiment and

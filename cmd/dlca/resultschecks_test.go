@@ -32,6 +32,9 @@ func TestResultsStream(t *testing.T) {
 		if strings.HasPrefix(name, "st-") {
 			r.Config.StraightThroughFrom = 3000
 		}
+		if strings.HasPrefix(name, "pen-") {
+			r.Config.StatePenalty, r.Config.StatePenaltyFrom = 0.01, 3001
+		}
 		b, err := json.Marshal(r)
 		if err != nil {
 			t.Fatal(err)
@@ -41,7 +44,7 @@ func TestResultsStream(t *testing.T) {
 		}
 		return fakeRun(t, dir, name, string(b))
 	}
-	runs := []string{run("jax-23", 23, 0, "jax"), run("old-4", 4, 10, "-"), run("jax-5", 5, 3, "jax"), run("pcg-6", 6, 7, ""), run("st-7", 7, 1, "jax")}
+	runs := []string{run("jax-23", 23, 0, "jax"), run("old-4", 4, 10, "-"), run("jax-5", 5, 3, "jax"), run("pcg-6", 6, 7, ""), run("st-7", 7, 1, "jax"), run("pen-8", 8, 0, "jax")}
 	code, _, errs := runCmd(append([]string{"results", "-out", "R.md", "-img", "img"}, runs...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -60,6 +63,7 @@ func TestResultsStream(t *testing.T) {
 		// A change to the paper's method has rows of its own.
 		"| lizard, straight-through from 3000 | jax | 23 | 7 | 3500 |",
 		"| lizard, straight-through from 3000 | jax | 3500 | 1 | 0 | 0 | 1 (7) |",
+		"| lizard, state penalty 0.01 from 3001 | jax | 23 | 8 | 3500 |",
 		"### lizard, jax stream, batch seed 23, wiring seed 23",
 		"](img/lizard-jax-seed23-wiring23-loss.png)",
 	} {
