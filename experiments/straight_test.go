@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// TestStraightThroughSetting: straight_through_from is off (0) in every
-// built-in, absent from their files and records (so a run of the paper's
+// TestStraightThroughSetting: straight_through_from (and state_penalty,
+// TestStatePenaltySetting) is off (0) in every built-in, absent from their
+// files and records (so a run of the paper's
 // method records what it did before the option), reaches bptt.Run when set,
 // is kept in the records, and is refused when negative or after the last
 // iteration.
@@ -29,6 +30,9 @@ func TestStraightThroughSetting(t *testing.T) {
 		}
 		if strings.Contains(text.String()+string(record), "straight_through") || e.Run().StraightThroughFrom != 0 {
 			t.Fatalf("%s: straight-through is on or recorded in the paper's method", name)
+		}
+		if strings.Contains(text.String()+string(record), "state_penalty") || e.Run().StatePenalty != 0 {
+			t.Fatalf("%s: the state penalty is on or recorded in the paper's method", name)
 		}
 	}
 	c, _ := Builtin("colour-g")
