@@ -178,6 +178,19 @@ func paperJAXRun(name string, with23 bool, straight any) func(r sweep.Run) strin
 	}
 }
 
+// penaltyRun checks a run of the G's state-penalty sweeps: the paper's
+// set-up on its stream, 4,000 iterations, the penalty 0.01 from 3,001.
+func penaltyRun(r sweep.Run) string {
+	c := r.Resolved.(map[string]any)
+	if wrong := paperJAXRun("colour-g", true, nil)(r); wrong != "" {
+		return wrong
+	}
+	if c["iterations"] != 4000.0 || c["state_penalty"] != 0.01 || c["state_penalty_from"] != 3001.0 {
+		return fmt.Sprintf("iterations %v, state penalty %v from %v", c["iterations"], c["state_penalty"], c["state_penalty_from"])
+	}
+	return ""
+}
+
 // pcgRun checks a run of the PCG sweeps: the experiment name, the default
 // stream and the same seed for the batches and the wiring.
 func pcgRun(name string) func(r sweep.Run) string {
@@ -209,16 +222,8 @@ func TestSweepExamples(t *testing.T) {
 		{"lizard-jax.toml", 8, paperJAXRun("lizard", false, nil)},
 		{"colour-g-jax.toml", 24, paperJAXRun("colour-g", true, nil)},
 		{"colour-g-jax-straight.toml", 3, paperJAXRun("colour-g", true, 2000.0)},
-		{"colour-g-jax-penalty.toml", 4, func(r sweep.Run) string {
-			c := r.Resolved.(map[string]any)
-			if wrong := paperJAXRun("colour-g", true, nil)(r); wrong != "" {
-				return wrong
-			}
-			if c["iterations"] != 4000.0 || c["state_penalty"] != 0.01 || c["state_penalty_from"] != 3001.0 {
-				return fmt.Sprintf("iterations %v, state penalty %v from %v", c["iterations"], c["state_penalty"], c["state_penalty_from"])
-			}
-			return ""
-		}},
+		{"colour-g-jax-penalty.toml", 4, penaltyRun},
+		{"colour-g-jax-penalty-more.toml", 6, penaltyRun},
 		{"pcg-checkerboard.toml", 9, pcgRun("checkerboard")},
 		{"pcg-checkerboard-small.toml", 5, pcgRun("checkerboard-small")},
 		{"pcg-gameoflife.toml", 3, pcgRun("gameoflife")},
