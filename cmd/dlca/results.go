@@ -26,7 +26,7 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := flag.NewFlagSet("dlca results", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "markdown file to write (required; - for standard output)")
-	img := fs.String("img", "", "directory to copy the pictures of each experiment's first run into (none if empty)")
+	img := fs.String("img", "", "directory to copy the pictures of each experiment's first run into, a change to the paper's method counting apart (none if empty)")
 	force := fs.Bool("force", false, "replace an existing -out page and existing pictures in -img")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dlca results -out FILE [-force] [-img DIR] RUNDIR...\n       dlca results SWEEPDIR   (writes SWEEPDIR/results.md)\n\nRUNDIR is a directory written by dlca train (it holds run.json; other paths are\nskipped with a note); a sweep's folder (dlca sweep -out) stands for its finished runs.")
@@ -80,9 +80,10 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err := notInput("-out", *out, "run record", filepath.Join(dir, "run.json")); err != nil {
 			return err
 		}
-		// Pictures of the first run of each experiment only, to keep the
-		// page small enough to commit.
-		if *img != "" && !slices.ContainsFunc(runs, func(q runRecord) bool { return q.Experiment == r.Experiment }) {
+		// Pictures of the first run of each experiment (labelOf: a change
+		// to the paper's method counts apart) only, to keep the page small
+		// enough to commit.
+		if *img != "" && !slices.ContainsFunc(runs, func(q runRecord) bool { return labelOf(q) == labelOf(r) }) {
 			cs, links, err := planPictures(dir, *img, filepath.Dir(*out), picturePrefix(r))
 			if err != nil {
 				return err
@@ -202,12 +203,19 @@ func labelOf(r runRecord) string {
 }
 
 // picturePrefix starts the names of run r's pictures: the experiment and
-// seeds, and the stream where it is not the default (so that the names of
-// pictures of runs from before the streams stay as they were).
+// seeds, the stream where it is not the default (so that the names of
+// pictures of runs from before the streams stay as they were), and the
+// change to the paper's method, if any.
 func picturePrefix(r runRecord) string {
 	prefix := fmt.Sprintf("%s-seed%d-wiring%d", r.Experiment, r.Seed, r.WiringSeed)
 	if s := streamOf(r); s != dlca.StreamPCG {
 		prefix = r.Experiment + "-" + s + prefix[len(r.Experiment):]
+	}
+	if c := r.Config; c != nil && c.StraightThroughFrom > 0 {
+		prefix += fmt.Sprintf("-straight%d", c.StraightThroughFrom)
+	}
+	if c := r.Config; c != nil && c.StatePenalty > 0 {
+		prefix += fmt.Sprintf("-penalty%gfrom%d", c.StatePenalty, max(c.StatePenaltyFrom, 1))
 	}
 	return prefix
 }

@@ -66,6 +66,11 @@ func TestResultsStream(t *testing.T) {
 		"| lizard, state penalty 0.01 from 3001 | jax | 23 | 8 | 3500 |",
 		"### lizard, jax stream, batch seed 23, wiring seed 23",
 		"](img/lizard-jax-seed23-wiring23-loss.png)",
+		// A change to the method has pictures of its own, named apart.
+		"### lizard, straight-through from 3000, jax stream, batch seed 23, wiring seed 7",
+		"](img/lizard-jax-seed23-wiring7-straight3000-loss.png)",
+		"### lizard, state penalty 0.01 from 3001, jax stream, batch seed 23, wiring seed 8",
+		"](img/lizard-jax-seed23-wiring8-penalty0.01from3001-loss.png)",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the page lacks %q:\n%s", want, md)
