@@ -70,7 +70,7 @@ func (a *AutogradDevice) scratch(n int) (autograd.Storage, *Buffer) {
 func (a *AutogradDevice) upload(data []uint32) (autograd.Storage, *Buffer) {
 	s, b := a.scratch(len(data))
 	if b.buf != nil && len(data) > 0 {
-		a.run(Write(a.d, b, data))
+		a.run(write(a, b, data))
 	}
 	return s, b
 }
