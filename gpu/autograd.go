@@ -44,8 +44,9 @@ type AutogradDevice struct {
 	own bool // opened by OpenAutograd: Close closes d too
 	err error
 
-	rec  recorder
-	pool pool
+	rec   recorder
+	pool  pool
+	cache indexCache // the index data of gate layers, gathers and scatters
 
 	// uploads and uploaded count the writes into storage buffers (tensors
 	// and index data) and their bytes (see Uploaded).
@@ -125,6 +126,7 @@ func (a *AutogradDevice) Close() {
 	}
 	a.submit()
 	a.rec.release()
+	a.cache = indexCache{} // its buffers are the pool's
 	a.pool.release(a.d)
 	a.err = ErrClosed
 	if a.own {

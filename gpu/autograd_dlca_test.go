@@ -212,6 +212,14 @@ func checkDispatchesPerIteration(t *testing.T, s bptt.Setup, b *bptt.Batch) {
 	if per[1].dispatches != per[2].dispatches || per[1].dispatches == 0 {
 		t.Fatalf("autograd graph: %+v, %+v then %+v per iteration, want the same dispatches after the first, not none", per[0], per[1], per[2])
 	}
+	// After the first iteration only the batch goes to the device: the
+	// wirings and the wrap's gather offsets are uploaded once (indexCache).
+	inputs := int64(4 * (len(b.Init) + len(b.Target)))
+	for i, c := range per[1:] {
+		if c.writes != 2 || c.bytes != inputs {
+			t.Errorf("autograd graph, iteration %d: %d writes of %d bytes into storage buffers, want 2 of %d (the batch's state and target; the index data was uploaded again)", i+2, c.writes, c.bytes, inputs)
+		}
+	}
 	t.Logf("checkerboard, %d steps, batch %d, %d logit tensors, %v boundary: engine %d dispatches in %d submissions per iteration; autograd graph (GraphRollout) %d dispatches in %d and %d submissions (two iterations)",
 		s.Steps, s.Batch, len(s.Model.Params()), s.Model.Config.Boundary, engDispatches, engSubmissions, per[1].dispatches, per[1].submissions, per[2].submissions)
 	for i, c := range per {
