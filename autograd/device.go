@@ -242,5 +242,18 @@ func (t *Tensor) mustBeCPU(what string) {
 }
 
 func (t *Tensor) notOnCPU(what string) {
-	panic(fmt.Sprintf("autograd: %s of a tensor of shape %v on %v: read it back first with To(autograd.CPU)", what, t.shape, t.dev))
+	panic(elementOnDevice{what, t}.Error())
+}
+
+// elementOnDevice is the panic of At and SetAt on a tensor that lives on a
+// device. It is an error, formatted only when printed, rather than
+// notOnCPU's string, so that the check costs At and SetAt little enough to
+// stay inlined.
+type elementOnDevice struct {
+	what string
+	t    *Tensor
+}
+
+func (e elementOnDevice) Error() string {
+	return fmt.Sprintf("autograd: %s of a tensor of shape %v on %v: read it back first with To(autograd.CPU)", e.what, e.t.shape, e.t.dev)
 }

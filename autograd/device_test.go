@@ -34,11 +34,14 @@ func (d *bareDevice) Download(dst *Tensor, src Storage) error {
 // panicMessage returns what f panics with, or "" when it returns.
 func panicMessage(f func()) (msg string) {
 	defer func() {
-		if r := recover(); r != nil {
-			msg, _ = r.(string)
-			if msg == "" {
-				msg = "non-string panic"
-			}
+		switch r := recover().(type) {
+		case nil:
+		case string:
+			msg = r
+		case error: // At and SetAt panic with an error (elementOnDevice)
+			msg = r.Error()
+		default:
+			msg = "non-string panic"
 		}
 	}()
 	f()
@@ -67,6 +70,23 @@ func TestToRoundTrip(t *testing.T) {
 	}
 	if v := Reshape(d, 1, 3); v.Device() != Device(dev) || v.Storage() != d.Storage() {
 		t.Error("Reshape of a device tensor is not a view on the device")
+	}
+}
+
+// TestElementOfDeviceTensorPanicsClearly: At and SetAt on a tensor on a
+// device panic naming the op, the device and the way out, not with an
+// index error.
+func TestElementOfDeviceTensorPanicsClearly(t *testing.T) {
+	for _, dtype := range []DType{Float32, Float64} {
+		d := Empty(&bareDevice{}, dtype, 2, 3)
+		for op, f := range map[string]func(){"At": func() { d.At(1) }, "SetAt": func() { d.SetAt(1, 2) }} {
+			msg := panicMessage(f)
+			for _, want := range []string{"autograd: " + op + " of a tensor of shape [2 3] on bare", "read it back first with To(autograd.CPU)"} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("%v %s on a device: panic %q, want it to contain %q", dtype, op, msg, want)
+				}
+			}
+		}
 	}
 }
 

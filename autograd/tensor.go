@@ -130,17 +130,24 @@ func (t *Tensor) Data32() []float32 { return t.f32 }
 func (t *Tensor) Data64() []float64 { return t.f64 }
 
 // At returns element i of the flat storage as a float64. It reads CPU
-// tensors only (a tensor on another device has empty slices: move it with To
-// first); it does not check, to stay cheap enough to inline.
+// tensors only: on a tensor that lives on another device it panics, naming
+// the device and saying to read the tensor back first (To(autograd.CPU)).
 func (t *Tensor) At(i int) float64 {
+	if t.dev != nil {
+		panic(elementOnDevice{"At", t})
+	}
 	if t.dtype == Float64 {
 		return t.f64[i]
 	}
 	return float64(t.f32[i])
 }
 
-// SetAt sets element i of the flat storage of a CPU tensor (see At).
+// SetAt sets element i of the flat storage of a CPU tensor; it panics as
+// At does on a tensor that lives on another device.
 func (t *Tensor) SetAt(i int, v float64) {
+	if t.dev != nil {
+		panic(elementOnDevice{"SetAt", t})
+	}
 	if t.dtype == Float64 {
 		t.f64[i] = v
 		return

@@ -44,8 +44,14 @@ type AutogradDevice struct {
 	own bool // opened by OpenAutograd: Close closes d too
 	err error
 
-	rec  recorder
-	pool pool
+	rec   recorder
+	pool  pool
+	cache indexCache // the index data of gate layers, gathers and scatters
+
+	// uploads and uploaded count the writes into storage buffers (tensors
+	// and index data) and their bytes (see Uploaded).
+	uploads  int
+	uploaded int64
 }
 
 // ErrFloat64 is the error of an AutogradDevice asked to hold a float64
@@ -120,6 +126,7 @@ func (a *AutogradDevice) Close() {
 	}
 	a.submit()
 	a.rec.release()
+	a.cache = indexCache{} // its buffers are the pool's
 	a.pool.release(a.d)
 	a.err = ErrClosed
 	if a.own {
@@ -133,6 +140,22 @@ func (a *AutogradDevice) Close() {
 // TestDispatchesPerDLCAIteration).
 func (a *AutogradDevice) Counts() (dispatches, submissions int) {
 	return a.rec.dispatches, a.rec.submissions
+}
+
+// Uploaded returns the writes of host data into storage buffers the device
+// has made since it was opened (tensors' uploads and the index data of gate
+// layers, gathers and scatters; not the kernels' small uniforms), their
+// bytes, and the storage buffers its pool has created: across a training
+// step, what the step sends to the device (TestDispatchesPerDLCAIteration).
+func (a *AutogradDevice) Uploaded() (writes int, bytes int64, created int) {
+	return a.uploads, a.uploaded, a.pool.created
+}
+
+// write copies data into b (see Write), counting it (see Uploaded).
+func write[E float32 | uint32](a *AutogradDevice, b *Buffer, data []E) error {
+	a.uploads++
+	a.uploaded += int64(len(data)) * 4
+	return Write(a.d, b, data)
 }
 
 // Reserved returns the bytes of device memory the pool has allocated, in use
@@ -208,7 +231,7 @@ func (a *AutogradDevice) Upload(src *autograd.Tensor) autograd.Storage {
 	// NOTE: the buffer came from the pool, so no recorded work refers to
 	// it: the write, which the queue runs before the next submission,
 	// cannot overtake a read of its previous contents.
-	if err := Write(a.d, s.buffer(), src.Data32()); err != nil {
+	if err := write(a, s.buffer(), src.Data32()); err != nil {
 		a.fail(fmt.Errorf("gpu: uploading a tensor of shape %v: %w", src.Shape(), err))
 	}
 	return s

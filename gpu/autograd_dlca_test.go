@@ -153,19 +153,38 @@ func (g *graphTraining) iterate(t testing.TB, b *bptt.Batch) {
 // submissions of one training iteration of the checkerboard experiment
 // (its steps and batch, on a 4x4 grid: the counts do not depend on the
 // grid's size) on both GPU paths, the recorded engine and autograd's
-// general graph, and prints them (go test ./gpu -run
-// DispatchesPerDLCAIteration -v; docs/gpu.md records them). The engine
-// submits twice (forward, backward); the graph's dispatches must be the
-// same from one iteration to the next after the first (which also creates
-// AdamW's moments). Its submissions vary a little: besides every 256
-// dispatches and the step's end, the pool submits when it runs short of
-// buffers, which depends on the garbage collector.
+// general graph, and, for the graph, the writes into storage buffers, their
+// bytes and the buffers created; it prints them (go test ./gpu -run
+// DispatchesPerDLCAIteration -v; docs/gpu.md and docs/PERFORMANCE.md record
+// them). The engine submits twice (forward, backward); the graph's
+// dispatches must be the same from one iteration to the next after the
+// first (which also creates AdamW's moments). Its submissions vary a
+// little: besides every 256 dispatches and the step's end, the pool submits
+// when it runs short of buffers, which depends on the garbage collector.
+// The periodic boundary adds the gathers and scatters of the wrap.
 func TestDispatchesPerDLCAIteration(t *testing.T) {
 	e, err := experiments.Get("checkerboard")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _, b := checkerboard(t, 4, 4, e.Steps, 1)
+	for _, boundary := range []circuit.Boundary{circuit.Zero, circuit.Periodic} {
+		t.Run(boundary.String(), func(t *testing.T) {
+			s, _, b := checkerboard(t, 4, 4, e.Steps, 1)
+			s.Model.Config.Boundary = boundary
+			checkDispatchesPerIteration(t, s, b)
+		})
+	}
+}
+
+// iterationCounts is what one training iteration on an AutogradDevice
+// recorded and sent (see AutogradDevice.Counts and Uploaded).
+type iterationCounts struct {
+	dispatches, submissions, writes int
+	bytes                           int64
+	created                         int
+}
+
+func checkDispatchesPerIteration(t *testing.T, s bptt.Setup, b *bptt.Batch) {
 	eng := newEngine(t, s)
 	if _, err := eng.Iterate(b); err != nil {
 		t.Fatal(err)
@@ -178,19 +197,32 @@ func TestDispatchesPerDLCAIteration(t *testing.T) {
 	dev := gpu.TestDevice(t).Autograd()
 	defer dev.Close()
 	g := newGraphTraining(t, dev, s)
-	var per [3][2]int // the first iteration also makes AdamW's state
+	var per [3]iterationCounts // the first iteration also makes AdamW's state
 	for i := range per {
 		d0, s0 := dev.Counts()
+		w0, b0, c0 := dev.Uploaded()
 		g.iterate(t, b)
 		if err := dev.Sync(); err != nil {
 			t.Fatal(err)
 		}
 		d1, s1 := dev.Counts()
-		per[i] = [2]int{d1 - d0, s1 - s0}
+		w1, b1, c1 := dev.Uploaded()
+		per[i] = iterationCounts{d1 - d0, s1 - s0, w1 - w0, b1 - b0, c1 - c0}
 	}
-	if per[1][0] != per[2][0] || per[1][0] == 0 {
-		t.Fatalf("autograd graph: %v, %v then %v dispatches and submissions per iteration, want the same dispatches after the first, not none", per[0], per[1], per[2])
+	if per[1].dispatches != per[2].dispatches || per[1].dispatches == 0 {
+		t.Fatalf("autograd graph: %+v, %+v then %+v per iteration, want the same dispatches after the first, not none", per[0], per[1], per[2])
 	}
-	t.Logf("checkerboard, %d steps, batch %d, %d logit tensors: engine %d dispatches in %d submissions per iteration; autograd graph (GraphRollout) %d dispatches in %d and %d submissions (two iterations)",
-		s.Steps, s.Batch, len(s.Model.Params()), engDispatches, engSubmissions, per[1][0], per[1][1], per[2][1])
+	// After the first iteration only the batch goes to the device: the
+	// wirings and the wrap's gather offsets are uploaded once (indexCache).
+	inputs := int64(4 * (len(b.Init) + len(b.Target)))
+	for i, c := range per[1:] {
+		if c.writes != 2 || c.bytes != inputs {
+			t.Errorf("autograd graph, iteration %d: %d writes of %d bytes into storage buffers, want 2 of %d (the batch's state and target; the index data was uploaded again)", i+2, c.writes, c.bytes, inputs)
+		}
+	}
+	t.Logf("checkerboard, %d steps, batch %d, %d logit tensors, %v boundary: engine %d dispatches in %d submissions per iteration; autograd graph (GraphRollout) %d dispatches in %d and %d submissions (two iterations)",
+		s.Steps, s.Batch, len(s.Model.Params()), s.Model.Config.Boundary, engDispatches, engSubmissions, per[1].dispatches, per[1].submissions, per[2].submissions)
+	for i, c := range per {
+		t.Logf("autograd graph, iteration %d: %d writes of %d bytes into storage buffers, %d buffers created", i+1, c.writes, c.bytes, c.created)
+	}
 }

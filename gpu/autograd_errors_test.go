@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -96,6 +97,29 @@ func TestAutogradMixedDevicesPanic(t *testing.T) {
 	y := toCPU(t, autograd.Mul(x, autograd.Scalar(2)))
 	if got := y.Float64s(); got[2] != 6 {
 		t.Errorf("GPU tensor times a CPU scalar: %v", got)
+	}
+}
+
+// TestAutogradElementOnGPUPanicsClearly: At and SetAt on a tensor on the GPU
+// panic naming the op and the adapter and saying to read the tensor back,
+// not with an index error.
+func TestAutogradElementOnGPUPanicsClearly(t *testing.T) {
+	x, err := autograd.New([]float32{1, 2, 3}, 3).To(testAutograd(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for op, f := range map[string]func(){"At": func() { x.At(1) }, "SetAt": func() { x.SetAt(1, 5) }} {
+		func() {
+			defer func() {
+				msg := fmt.Sprint(recover())
+				for _, want := range []string{op + " of a tensor of shape [3] on gpu (", "To(autograd.CPU)"} {
+					if !strings.Contains(msg, want) {
+						t.Errorf("%s on the GPU: panic %q does not contain %q", op, msg, want)
+					}
+				}
+			}()
+			f()
+		}()
 	}
 }
 

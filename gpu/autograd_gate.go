@@ -13,9 +13,9 @@ import (
 
 var _ gates.DeviceKernels = (*AutogradDevice)(nil)
 
-// gateLayer is one application of a gate layer on the device: its wiring
-// and per-gate buffers, uploaded or allocated from the pool for this op, and
-// x feature-major.
+// gateLayer is one application of a gate layer on the device: its wiring,
+// from the cache (see indexCache), per-gate buffers from the pool, and x
+// feature-major.
 type gateLayer struct {
 	l    *Layer
 	g    *Gates
@@ -23,18 +23,13 @@ type gateLayer struct {
 	keep []autograd.Storage // the pooled storage behind the buffers
 }
 
-// gateLayer uploads the wiring of w, computes the probabilities and
+// gateLayer finds or uploads the wiring of w, computes the probabilities and
 // coefficients of logits, and transposes x to [inputs][rows].
 func (a *AutogradDevice) gateLayer(x, logits *autograd.Tensor, w gates.Wiring, d gates.Dims) *gateLayer {
 	gl := &gateLayer{l: &Layer{Name: "autograd", In: d.In, Out: d.Out, Groups: d.Groups}}
-	ix := indexWiring(w, d.In)
-	var s autograd.Storage
-	s, gl.l.wiring = a.upload(ix.pairs)
-	gl.keep = append(gl.keep, s)
-	s, gl.l.revStart = a.upload(ix.start)
-	gl.keep = append(gl.keep, s)
-	s, gl.l.revSlot = a.upload(ix.slots)
-	gl.keep = append(gl.keep, s)
+	ix := a.cachedIndex("gate wiring", wiringPairs(w), d.In, func() (start, slots []uint32) { return wiringReverse(w, d.In) })
+	gl.l.wiring, gl.l.revStart, gl.l.revSlot = ix.ix.offs, ix.ix.start, ix.ix.pos
+	gl.keep = append(gl.keep, ix.keep...)
 	n := d.Gates()
 	gl.g = &Gates{N: n, Logits: a.buf(logits)}
 	gl.g.Probs = a.scratchFor(gl, 16*n)

@@ -25,6 +25,7 @@ type pool struct {
 	reserved uint64 // bytes of every buffer made
 	inUse    uint64 // bytes lent
 	liveAtGC uint64 // bytes lent right after take last ran the collector
+	created  int    // buffers made (see AutogradDevice.Uploaded)
 }
 
 // loan is a buffer lent to a storage.
@@ -94,6 +95,7 @@ func (a *AutogradDevice) take(size uint64) (*wgpu.Buffer, error) {
 	}
 	p.reserved += size
 	p.inUse += size
+	p.created++
 	return b, nil
 }
 

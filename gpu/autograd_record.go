@@ -104,6 +104,7 @@ func (a *AutogradDevice) submit() {
 		// recorded work is dropped, not released.
 		*r = recorder{}
 		a.pool = pool{free: map[uint64][]*wgpu.Buffer{}}
+		a.cache = indexCache{}
 		return
 	}
 	if len(r.cmds) > 0 {

@@ -70,29 +70,20 @@ func (a *AutogradDevice) scratch(n int) (autograd.Storage, *Buffer) {
 func (a *AutogradDevice) upload(data []uint32) (autograd.Storage, *Buffer) {
 	s, b := a.scratch(len(data))
 	if b.buf != nil && len(data) > 0 {
-		a.run(Write(a.d, b, data))
+		a.run(write(a, b, data))
 	}
 	return s, b
 }
 
-// index uploads the gather pattern offs into a source of src elements, and
-// its reverse index when the op scatters. keep holds the storages, which
-// must stay reachable until the op is recorded.
-func (a *AutogradDevice) index(offs []int, src int, reverse bool) (ix *Index, keep []autograd.Storage) {
+// index returns the gather pattern offs into a source of src elements and
+// its reverse index, for a gather or a scatter, from the cache (see
+// indexCache): IndexSelect and its gradient IndexAdd share one.
+func (a *AutogradDevice) index(offs []int, src int) *cachedIndex {
 	raw := make([]uint32, len(offs))
 	for i, o := range offs {
 		raw[i] = uint32(o)
 	}
-	ix = &Index{N: len(offs), Src: src}
-	s, b := a.upload(raw)
-	ix.offs, keep = b, append(keep, s)
-	if reverse {
-		start, pos := reverseIndex(offs, src)
-		s1, b1 := a.upload(start)
-		s2, b2 := a.upload(pos)
-		ix.start, ix.pos, keep = b1, b2, append(keep, s1, s2)
-	}
-	return ix, keep
+	return a.cachedIndex("gather offsets", raw, src, func() (start, pos []uint32) { return reverseIndex(offs, src) })
 }
 
 // MatMul sets out = op(x)·op(y) (see autograd.MatMulKernels).
@@ -108,16 +99,16 @@ func (a *AutogradDevice) CopyBlock(dst *autograd.Tensor, dstStart []int, src *au
 
 // Gather sets out[i] = in[offs[i]] (see autograd.IndexKernels).
 func (a *AutogradDevice) Gather(out, in *autograd.Tensor, offs []int) {
-	ix, keep := a.index(offs, in.Len(), false)
-	a.run(a.ops().Gather(a.buf(out), a.buf(in), ix, 0))
-	runtime.KeepAlive(keep)
+	ix := a.index(offs, in.Len())
+	a.run(a.ops().Gather(a.buf(out), a.buf(in), ix.ix, 0))
+	runtime.KeepAlive(ix)
 }
 
 // ScatterAdd adds src[i] to out[offs[i]] (see autograd.IndexKernels).
 func (a *AutogradDevice) ScatterAdd(out, src *autograd.Tensor, offs []int) {
-	ix, keep := a.index(offs, out.Len(), true)
-	a.run(a.ops().ScatterAdd(a.buf(out), a.buf(src), ix, true))
-	runtime.KeepAlive(keep)
+	ix := a.index(offs, out.Len())
+	a.run(a.ops().ScatterAdd(a.buf(out), a.buf(src), ix.ix, true))
+	runtime.KeepAlive(ix)
 }
 
 // withCols records f with pooled scratch for geometry g's im2col matrices.

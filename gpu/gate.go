@@ -22,36 +22,38 @@ type Layer struct {
 // NewLayer uploads the wiring of a layer of groups x w.Len() gates reading in
 // inputs. It panics if w reads outside [0, in).
 func (d *Device) NewLayer(name string, in, groups int, w gates.Wiring, gateBase int) (*Layer, error) {
-	ix := indexWiring(w, in)
+	start, slots := wiringReverse(w, in)
 	l := &Layer{Name: name, In: in, Out: w.Len(), Groups: groups, GateBase: gateBase}
 	var err error
-	if l.wiring, err = NewBufferFrom(d, name+" wiring", ix.pairs); err != nil {
+	if l.wiring, err = NewBufferFrom(d, name+" wiring", wiringPairs(w)); err != nil {
 		return nil, err
 	}
-	if l.revStart, err = NewBufferFrom(d, name+" reverse start", ix.start); err != nil {
+	if l.revStart, err = NewBufferFrom(d, name+" reverse start", start); err != nil {
 		l.Release()
 		return nil, err
 	}
-	if l.revSlot, err = NewBufferFrom(d, name+" reverse slots", ix.slots); err != nil {
+	if l.revSlot, err = NewBufferFrom(d, name+" reverse slots", slots); err != nil {
 		l.Release()
 		return nil, err
 	}
 	return l, nil
 }
 
-// wiringIndex is what a Layer's buffers hold: the wiring as (a, b) pairs
-// and its reverse index (gates.ReverseIndex), for the kernels.
-type wiringIndex struct{ pairs, start, slots []uint32 }
-
-// indexWiring returns the buffers' contents for wiring w reading in inputs
-// (the engine's layers and the autograd device's gate op).
-func indexWiring(w gates.Wiring, in int) wiringIndex {
-	rev := gates.NewReverseIndex(w, in)
+// wiringPairs returns what a Layer's wiring buffer holds: w as (a, b)
+// pairs, for the engine's layers and the autograd device's gate op.
+func wiringPairs(w gates.Wiring) []uint32 {
 	pairs := make([]uint32, 0, 2*w.Len())
 	for k := range w.A {
 		pairs = append(pairs, uint32(w.A[k]), uint32(w.B[k]))
 	}
-	return wiringIndex{pairs, toU32(rev.Start), toU32(rev.Slot)}
+	return pairs
+}
+
+// wiringReverse returns what a Layer's reverse index buffers hold: the
+// reverse index of w over in inputs (gates.ReverseIndex).
+func wiringReverse(w gates.Wiring, in int) (start, slots []uint32) {
+	rev := gates.NewReverseIndex(w, in)
+	return toU32(rev.Start), toU32(rev.Slot)
 }
 
 // Release frees the layer's buffers.
