@@ -33,16 +33,16 @@ var (
 	fieldDecl  = regexp.MustCompile(`^\s*(\w+): (u32|f32|array<vec4<u32>, (\d+)>),$`)
 )
 
-// TestParamsMirrorWGSL reads every struct declared in the shaders (WGSL has
-// no includes, so each kernel declares its own copy) and checks that its
-// 4-byte fields fill exactly the Go struct that mirrors it, that the size is
-// a multiple of 16 bytes, and that every copy declares the same fields.
+// TestParamsMirrorWGSL reads every struct declared in the source compiled
+// for each kernel (each kernel declares its own copy of its uniform struct)
+// and checks that its 4-byte fields fill exactly the Go struct that mirrors
+// it, that the size is a multiple of 16 bytes, and that every copy declares
+// the same fields.
 func TestParamsMirrorWGSL(t *testing.T) {
 	names := allShaders(t)
 	seen := map[string]string{} // struct name -> its field list, as first declared
 	for _, path := range names {
-		src, _ := shaders.ReadFile(path)
-		for _, m := range structDecl.FindAllStringSubmatch(string(src), -1) {
+		for _, m := range structDecl.FindAllStringSubmatch(kernelSource(t, path), -1) {
 			name, body := m[1], strings.TrimSpace(m[2])
 			lines := strings.Split(body, "\n")
 			words := 0 // 4-byte words

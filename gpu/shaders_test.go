@@ -5,14 +5,17 @@ import (
 	"io/fs"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 var bindingDecl = regexp.MustCompile(`@binding\((\d+)\)`)
 
 // allShaders lists every embedded kernel: the automaton's under shaders/ and
-// autograd's under shaders/autograd/.
+// autograd's under shaders/autograd/ (not the helper files under
+// shaders/lib/, which are no kernels).
 func allShaders(t *testing.T) []string {
 	t.Helper()
 	var names []string
@@ -26,13 +29,27 @@ func allShaders(t *testing.T) []string {
 	return names
 }
 
-// TestShaderHeaders checks that every kernel file opens with its own name and
-// documents its entry point, workgroup size and every binding it declares.
+// kernelSource returns the source the device compiles for the kernel at
+// path (as allShaders lists it): its file and the helper files it asks for.
+func kernelSource(t *testing.T, path string) string {
+	t.Helper()
+	src, err := shaderSource(shaders, strings.TrimPrefix(path, "shaders/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// TestShaderHeaders checks that every kernel file opens (after the line that
+// asks for helpers, if any) with its own name and documents its entry point,
+// workgroup size and every binding it declares.
 func TestShaderHeaders(t *testing.T) {
 	names := allShaders(t)
 	for _, path := range names {
-		src, _ := shaders.ReadFile(path)
-		text := string(src)
+		text := kernelSource(t, path)
+		if shaderUses(text) != nil {
+			_, text, _ = strings.Cut(text, "\n")
+		}
 		name := strings.TrimPrefix(path, "shaders/")
 		if !strings.HasPrefix(text, "// "+name+":") {
 			t.Errorf("%s does not start with %q", path, "// "+name+":")
@@ -97,34 +114,102 @@ func TestEveryShaderHasATwin(t *testing.T) {
 	}
 }
 
-// helperDecl matches a WGSL helper function, from "fn name(" to the brace
-// that closes it at the start of a line.
-var helperDecl = regexp.MustCompile(`(?ms)^fn (\w+)\(.*?^\}`)
+var (
+	fnDecl  = regexp.MustCompile(`(?m)^fn (\w+)\(`)
+	fnCall  = regexp.MustCompile(`\b(\w+)\(`)
+	comment = regexp.MustCompile(`//.*`)
+)
 
-// TestHelpersIdentical checks that a helper function copied into several
-// shaders (WGSL has no includes; source() is in both perception kernels) is
-// the same in every copy, up to indentation and line breaks, as
-// TestParamsMirrorWGSL does for the uniform structs.
-func TestHelpersIdentical(t *testing.T) {
-	names := allShaders(t)
-	first := map[string]string{} // helper name -> path of its first copy
-	body := map[string]string{}  // helper name -> its first copy
-	for _, path := range names {
+// TestHelpers checks the helper files under shaders/lib/: every function is
+// defined in one file only, every kernel asks on its first line for the
+// helper files of every helper it calls (directly or through another helper)
+// and for no other, and no line but the first asks for any.
+func TestHelpers(t *testing.T) {
+	libs, _ := fs.Glob(shaders, "shaders/lib/*.wgsl")
+	defined := map[string]string{} // function -> the file defining it
+	libOf := map[string]string{}   // helper function -> its helper file's name in a uses line
+	for _, path := range append(allShaders(t), libs...) {
 		src, _ := shaders.ReadFile(path)
-		for _, m := range helperDecl.FindAllStringSubmatch(string(src), -1) {
-			name, fn := m[1], strings.Join(strings.Fields(m[0]), " ")
-			if name == "main" { // every kernel's own entry point
+		for _, m := range fnDecl.FindAllStringSubmatch(string(src), -1) {
+			fn := m[1]
+			if fn == "main" { // every kernel's own entry point
 				continue
 			}
-			if b, ok := body[name]; ok && b != fn {
-				t.Errorf("%s: fn %s differs from its copy in %s:\n%s\nvs\n%s", path, name, first[name], fn, b)
+			if first, ok := defined[fn]; ok {
+				t.Errorf("fn %s is defined in %s and in %s: keep one copy under shaders/lib/ and ask for it with %q",
+					fn, first, path, usesPrefix)
 			}
-			if _, ok := body[name]; !ok {
-				first[name], body[name] = path, fn
+			defined[fn] = path
+			if lib, ok := strings.CutPrefix(path, "shaders/lib/"); ok {
+				libOf[fn] = strings.TrimSuffix(lib, ".wgsl")
 			}
 		}
 	}
-	if _, ok := body["source"]; !ok {
-		t.Error("no shader declares fn source: is helperDecl still right?")
+	if libOf["isNaN"] != "nan" {
+		t.Fatalf("shaders/lib/nan.wgsl defines no isNaN: is fnDecl still right?")
+	}
+	for _, path := range allShaders(t) {
+		src, _ := shaders.ReadFile(path)
+		asked := shaderUses(string(src))
+		code := string(src) // the kernel and the helper files it asks for
+		for _, lib := range asked {
+			more, err := shaders.ReadFile("shaders/lib/" + lib + ".wgsl")
+			if err != nil {
+				t.Errorf("%s asks for %q: %v", path, lib, err)
+			}
+			code += string(more)
+		}
+		needed := map[string]bool{}
+		for _, m := range fnCall.FindAllStringSubmatch(comment.ReplaceAllString(code, ""), -1) {
+			if lib, ok := libOf[m[1]]; ok {
+				needed[lib] = true
+				if !slices.Contains(asked, lib) {
+					t.Errorf("%s calls %s but does not ask for %s: its first line must be %q", path, m[1], lib, usesPrefix+lib)
+				}
+			}
+		}
+		for i, lib := range asked {
+			if !needed[lib] {
+				t.Errorf("%s asks for %s but calls none of its helpers", path, lib)
+			}
+			if slices.Contains(asked[:i], lib) {
+				t.Errorf("%s asks for %s twice", path, lib)
+			}
+		}
+		if strings.Contains(string(src), "\n"+usesPrefix) {
+			t.Errorf("%s asks for helpers below its first line, where the loader does not look", path)
+		}
+	}
+	for _, path := range libs {
+		if src, _ := shaders.ReadFile(path); strings.Contains("\n"+string(src), "\n"+usesPrefix) {
+			t.Errorf("%s asks for helpers, which only a kernel can: ask for them in the kernels that use it", path)
+		}
+	}
+}
+
+// TestShaderSource checks how a kernel's source is assembled from a file
+// system holding one kernel and one helper file, and that asking for a
+// helper file that does not exist is an error naming the kernel and the
+// file.
+func TestShaderSource(t *testing.T) {
+	fsys := fstest.MapFS{
+		"shaders/k.wgsl":         {Data: []byte("// uses: twice\nfn main() { twice(1.0); }\n")},
+		"shaders/bad.wgsl":       {Data: []byte("// uses: twice, thrice\nfn main() {}\n")},
+		"shaders/plain.wgsl":     {Data: []byte("// plain.wgsl: asks for nothing\n")},
+		"shaders/lib/twice.wgsl": {Data: []byte("fn twice(x: f32) -> f32 { return 2.0 * x; }\n")},
+	}
+	got, err := shaderSource(fsys, "k.wgsl")
+	if want := "// uses: twice\nfn main() { twice(1.0); }\n\nfn twice(x: f32) -> f32 { return 2.0 * x; }\n"; err != nil || got != want {
+		t.Errorf("k.wgsl assembles to %q, %v; want %q", got, err, want)
+	}
+	if got, err := shaderSource(fsys, "plain.wgsl"); err != nil || got != "// plain.wgsl: asks for nothing\n" {
+		t.Errorf("plain.wgsl assembles to %q, %v; want the file alone", got, err)
+	}
+	_, err = shaderSource(fsys, "bad.wgsl")
+	if err == nil || !strings.Contains(err.Error(), "shaders/bad.wgsl") || !strings.Contains(err.Error(), "shaders/lib/thrice.wgsl") {
+		t.Errorf("a kernel asking for a missing helper file gives %v, want an error naming shaders/bad.wgsl and shaders/lib/thrice.wgsl", err)
+	}
+	if _, err := shaderSource(fsys, "none.wgsl"); err == nil {
+		t.Error("a missing kernel gives no error")
 	}
 }

@@ -1,3 +1,4 @@
+// uses: nan
 // autograd/argreduce.wgsl: the index along one axis of the largest (op 0,
 // ArgMax) or smallest (op 1, ArgMin) element of src, viewed as [outer, n,
 // inner], written as a float32 into out [outer, 1, inner]: the first index
@@ -23,11 +24,6 @@ struct AxisParams {
 
 const OP_ArgMax: u32 = 0u;
 const OP_ArgMin: u32 = 1u;
-
-// isNaN tests the bits: a compiler may fold x != x away.
-fn isNaN(x: f32) -> bool {
-    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
-}
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
