@@ -136,8 +136,8 @@ func TestHelpers(t *testing.T) {
 				continue
 			}
 			if first, ok := defined[fn]; ok {
-				t.Errorf("fn %s is defined in %s and in %s: keep one copy under shaders/lib/ and ask for it with %q",
-					fn, first, path, usesPrefix)
+				t.Errorf("fn %s is defined in %s and in %s: keep one copy under shaders/lib/, asked for on the first line of the kernels that call it (%q)",
+					fn, first, path, usesPrefix+"...")
 			}
 			defined[fn] = path
 			if lib, ok := strings.CutPrefix(path, "shaders/lib/"); ok {
@@ -151,20 +151,26 @@ func TestHelpers(t *testing.T) {
 	for _, path := range allShaders(t) {
 		src, _ := shaders.ReadFile(path)
 		asked := shaderUses(string(src))
-		code := string(src) // the kernel and the helper files it asks for
+		code := map[string]string{path: string(src)} // the kernel and the helper files it asks for, by path
 		for _, lib := range asked {
-			more, err := shaders.ReadFile("shaders/lib/" + lib + ".wgsl")
+			file := "shaders/lib/" + lib + ".wgsl"
+			more, err := shaders.ReadFile(file)
 			if err != nil {
 				t.Errorf("%s asks for %q: %v", path, lib, err)
 			}
-			code += string(more)
+			code[file] = string(more)
 		}
-		needed := map[string]bool{}
-		for _, m := range fnCall.FindAllStringSubmatch(comment.ReplaceAllString(code, ""), -1) {
-			if lib, ok := libOf[m[1]]; ok {
+		needed := map[string]bool{} // helper files called from the kernel or from another helper file
+		for file, text := range code {
+			for _, m := range fnCall.FindAllStringSubmatch(comment.ReplaceAllString(text, ""), -1) {
+				lib, ok := libOf[m[1]]
+				if !ok || needed[lib] || file == "shaders/lib/"+lib+".wgsl" {
+					continue
+				}
 				needed[lib] = true
 				if !slices.Contains(asked, lib) {
-					t.Errorf("%s calls %s but does not ask for %s: its first line must be %q", path, m[1], lib, usesPrefix+lib)
+					t.Errorf("%s calls %s (in %s) but does not ask for %s: add it to the first line, %q",
+						path, m[1], file, lib, usesPrefix+"...")
 				}
 			}
 		}
