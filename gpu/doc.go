@@ -15,6 +15,12 @@
 //
 // # Kernels and their CPU twins
 //
+// WGSL has no includes: the helper functions several kernels call live once
+// under shaders/lib/, and a kernel whose first line asks for them
+// ("// uses: broadcast, nan") is compiled with those files appended
+// (shaderSource, the one loader; TestHelpers keeps every helper defined once
+// and every kernel's request exact).
+//
 // Every kernel (shaders/gate_forward.wgsl, say) has a Program method that
 // records its dispatch (Program.GateForward) and a method of the same name
 // (or, for a kernel several ops share, the methods of those ops) in Kernels, on host slices, implemented twice: by GPU, which runs it as a

@@ -33,8 +33,9 @@ const usesPrefix = "// uses: "
 
 // shaderSource returns the WGSL source compiled for kernel name (a path
 // under shaders/, such as "autograd/binary.wgsl") read from fsys: the
-// kernel's file followed by each helper file its first line asks for. Every
-// test that reads a kernel's source reads it through here.
+// kernel's file followed by each helper file its first line asks for. The
+// tests that check what a kernel compiles (its header, uniform structs and
+// op codes) read it through here too.
 func shaderSource(fsys fs.FS, name string) (string, error) {
 	src, err := fs.ReadFile(fsys, path.Join("shaders", name))
 	if err != nil {
