@@ -115,38 +115,38 @@ func TestEveryShaderHasATwin(t *testing.T) {
 }
 
 var (
-	fnDecl  = regexp.MustCompile(`(?m)^fn (\w+)\(`)
-	fnCall  = regexp.MustCompile(`\b(\w+)\(`)
-	comment = regexp.MustCompile(`//.*`)
+	helperDecl = regexp.MustCompile(`(?m)^(?:fn|struct) (\w+)`)
+	identifier = regexp.MustCompile(`\b[A-Za-z_]\w*\b`)
+	comment    = regexp.MustCompile(`//.*`)
 )
 
-// TestHelpers checks the helper files under shaders/lib/: every function is
-// defined in one file only, every kernel asks on its first line for the
-// helper files of every helper it calls (directly or through another helper)
-// and for no other, and no line but the first asks for any.
+// TestHelpers checks the helper files under shaders/lib/: every function and
+// struct is declared in one file only, every kernel asks on its first line
+// for the helper files of every helper it uses (directly or through another
+// helper file) and for no other, and no line but the first asks for any.
 func TestHelpers(t *testing.T) {
 	libs, _ := fs.Glob(shaders, "shaders/lib/*.wgsl")
-	defined := map[string]string{} // function -> the file defining it
-	libOf := map[string]string{}   // helper function -> its helper file's name in a uses line
+	defined := map[string]string{} // function or struct -> the file declaring it
+	libOf := map[string]string{}   // helper -> its helper file's name in a uses line
 	for _, path := range append(allShaders(t), libs...) {
 		src, _ := shaders.ReadFile(path)
-		for _, m := range fnDecl.FindAllStringSubmatch(string(src), -1) {
-			fn := m[1]
-			if fn == "main" { // every kernel's own entry point
+		for _, m := range helperDecl.FindAllStringSubmatch(string(src), -1) {
+			name := m[1]
+			if name == "main" { // every kernel's own entry point
 				continue
 			}
-			if first, ok := defined[fn]; ok {
-				t.Errorf("fn %s is defined in %s and in %s: keep one copy under shaders/lib/, asked for on the first line of the kernels that call it (%q)",
-					fn, first, path, usesPrefix+"...")
+			if first, ok := defined[name]; ok {
+				t.Errorf("%s is declared in %s and in %s: keep one copy under shaders/lib/, asked for on the first line of the kernels that use it (%q)",
+					name, first, path, usesPrefix+"...")
 			}
-			defined[fn] = path
+			defined[name] = path
 			if lib, ok := strings.CutPrefix(path, "shaders/lib/"); ok {
-				libOf[fn] = strings.TrimSuffix(lib, ".wgsl")
+				libOf[name] = strings.TrimSuffix(lib, ".wgsl")
 			}
 		}
 	}
-	if libOf["isNaN"] != "nan" {
-		t.Fatalf("shaders/lib/nan.wgsl defines no isNaN: is fnDecl still right?")
+	if libOf["isNaN"] != "nan" || libOf["EwParams"] != "params" {
+		t.Fatalf("no isNaN in shaders/lib/nan.wgsl or no EwParams in shaders/lib/params.wgsl: is helperDecl still right?")
 	}
 	for _, path := range allShaders(t) {
 		src, _ := shaders.ReadFile(path)
@@ -160,23 +160,23 @@ func TestHelpers(t *testing.T) {
 			}
 			code[file] = string(more)
 		}
-		needed := map[string]bool{} // helper files called from the kernel or from another helper file
+		needed := map[string]bool{} // helper files used by the kernel or by another helper file
 		for file, text := range code {
-			for _, m := range fnCall.FindAllStringSubmatch(comment.ReplaceAllString(text, ""), -1) {
-				lib, ok := libOf[m[1]]
+			for _, name := range identifier.FindAllString(comment.ReplaceAllString(text, ""), -1) {
+				lib, ok := libOf[name]
 				if !ok || needed[lib] || file == "shaders/lib/"+lib+".wgsl" {
 					continue
 				}
 				needed[lib] = true
 				if !slices.Contains(asked, lib) {
-					t.Errorf("%s calls %s (in %s) but does not ask for %s: add it to the first line, %q",
-						path, m[1], file, lib, usesPrefix+"...")
+					t.Errorf("%s uses %s (in %s) but does not ask for %s: add it to the first line, %q",
+						path, name, file, lib, usesPrefix+"...")
 				}
 			}
 		}
 		for i, lib := range asked {
 			if !needed[lib] {
-				t.Errorf("%s asks for %s but calls none of its helpers", path, lib)
+				t.Errorf("%s asks for %s but uses none of it", path, lib)
 			}
 			if slices.Contains(asked[:i], lib) {
 				t.Errorf("%s asks for %s twice", path, lib)

@@ -1,4 +1,4 @@
-// uses: neighbour
+// uses: neighbour, params
 // perception_gather.wgsl: every cell's 3x3 neighbourhood, channel by
 // channel, feature-major as dlca.GatherNeighbourhood (its CPU twin):
 //   nb[(n*C + c)*cells + cell] = state[neighbour n of cell, c]
@@ -12,17 +12,6 @@
 //   0 uniform GridParams (Go: gridParams)
 //   1 storage read  state: array<f32>, [cells][C]
 //   2 storage rw    nb:    array<f32>, [9][C][cells]
-
-struct GridParams {
-    batch: u32,
-    height: u32,
-    width: u32,
-    channels: u32,
-    periodic: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
 
 @group(0) @binding(0) var<uniform> grid: GridParams;
 @group(0) @binding(1) var<storage, read> state: array<f32>;

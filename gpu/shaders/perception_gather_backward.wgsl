@@ -1,4 +1,4 @@
-// uses: neighbour
+// uses: neighbour, params
 // perception_gather_backward.wgsl: perception_gather.wgsl's backward pass as
 // a gather (no atomics), as dlca.AddNeighbourhoodGrad (its CPU twin): each
 // cell adds what the cells that see it received for it,
@@ -11,17 +11,6 @@
 //   0 uniform GridParams (Go: gridParams)
 //   1 storage read  dnb:    array<f32>, [9][C][cells]
 //   2 storage rw    dstate: array<f32>, [cells][C], added to
-
-struct GridParams {
-    batch: u32,
-    height: u32,
-    width: u32,
-    channels: u32,
-    periodic: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
 
 @group(0) @binding(0) var<uniform> grid: GridParams;
 @group(0) @binding(1) var<storage, read> dnb: array<f32>;

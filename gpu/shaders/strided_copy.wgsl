@@ -1,4 +1,4 @@
-// uses: layout
+// uses: layout, params
 // strided_copy.wgsl: copies a block of up to six dimensions between two
 // tensors, each addressed by an offset and a stride per dimension, the
 // kernel of autograd's shape ops (Permute, Transpose, Expand, Narrow, Cat,
@@ -14,33 +14,6 @@
 //   0 uniform LayoutParams (Go: layoutParams)
 //   1 storage read  src: array<f32>
 //   2 storage rw    dst: array<f32>
-
-struct LayoutParams {
-    n: u32,
-    reduce: u32,
-    src_off: u32,
-    dst_off: u32,
-    dim0: u32,
-    dim1: u32,
-    dim2: u32,
-    dim3: u32,
-    dim4: u32,
-    dim5: u32,
-    src_stride0: u32,
-    src_stride1: u32,
-    src_stride2: u32,
-    src_stride3: u32,
-    src_stride4: u32,
-    src_stride5: u32,
-    dst_stride0: u32,
-    dst_stride1: u32,
-    dst_stride2: u32,
-    dst_stride3: u32,
-    dst_stride4: u32,
-    dst_stride5: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: LayoutParams;
 @group(0) @binding(1) var<storage, read> src: array<f32>;

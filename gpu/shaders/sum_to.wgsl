@@ -1,4 +1,4 @@
-// uses: layout
+// uses: layout, params
 // sum_to.wgsl: sums a strided tensor over some of its dimensions, as
 // autograd sums the gradient of a broadcast operand (its CPU twin, sumTo,
 // is autograd.Sum): dst[o] = sum over r < reduce of src[src_offset(o*reduce + r)],
@@ -13,33 +13,6 @@
 //   0 uniform LayoutParams (Go: layoutParams; dst_off and dst strides unused)
 //   1 storage read  src: array<f32>
 //   2 storage rw    dst: array<f32>, [n]
-
-struct LayoutParams {
-    n: u32,
-    reduce: u32,
-    src_off: u32,
-    dst_off: u32,
-    dim0: u32,
-    dim1: u32,
-    dim2: u32,
-    dim3: u32,
-    dim4: u32,
-    dim5: u32,
-    src_stride0: u32,
-    src_stride1: u32,
-    src_stride2: u32,
-    src_stride3: u32,
-    src_stride4: u32,
-    src_stride5: u32,
-    dst_stride0: u32,
-    dst_stride1: u32,
-    dst_stride2: u32,
-    dst_stride3: u32,
-    dst_stride4: u32,
-    dst_stride5: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: LayoutParams;
 @group(0) @binding(1) var<storage, read> src: array<f32>;

@@ -1,4 +1,4 @@
-// uses: nan
+// uses: nan, params
 // autograd/argreduce.wgsl: the index along one axis of the largest (op 0,
 // ArgMax) or smallest (op 1, ArgMin) element of src, viewed as [outer, n,
 // inner], written as a float32 into out [outer, 1, inner]: the first index
@@ -10,13 +10,6 @@
 //   0 uniform AxisParams (Go: axisParams)
 //   1 storage rw out: array<f32>, [outer*inner]
 //   2 storage read src: array<f32>, [outer*n*inner]
-
-struct AxisParams {
-    outer: u32,
-    n: u32,
-    inner: u32,
-    op: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: AxisParams;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;

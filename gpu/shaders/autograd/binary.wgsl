@@ -1,4 +1,4 @@
-// uses: broadcast, nan, pow
+// uses: broadcast, nan, params, pow
 // autograd/binary.wgsl: out[i] = op(a, b), the elementwise functions of two
 // operands (autograd.BinaryOps: arithmetic, Pow, Maximum and Minimum,
 // comparisons, and the masks of their gradients), both operands broadcast to
@@ -12,18 +12,6 @@
 //   1 storage rw out: array<f32>, [n]
 //   2 storage read a: array<f32>
 //   3 storage read b: array<f32>
-
-struct EwParams {
-    n: u32,
-    ndim: u32,
-    op: u32,
-    _pad0: u32,
-    p0: f32,
-    p1: f32,
-    _pad1: u32,
-    _pad2: u32,
-    st: array<vec4<u32>, 8>,
-}
 
 @group(0) @binding(0) var<uniform> params: EwParams;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;

@@ -1,4 +1,4 @@
-// uses: nan
+// uses: nan, params
 // autograd/reduce.wgsl: the reduction of src along one axis, viewed as
 // [outer, n, inner], into out [outer, 1, inner]: a sum, a maximum or a
 // minimum (op 0, 1, 2: reduceCodes in Go). One invocation per output
@@ -11,13 +11,6 @@
 //   0 uniform AxisParams (Go: axisParams)
 //   1 storage rw out: array<f32>, [outer*inner]
 //   2 storage read src: array<f32>, [outer*n*inner]
-
-struct AxisParams {
-    outer: u32,
-    n: u32,
-    inner: u32,
-    op: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: AxisParams;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;

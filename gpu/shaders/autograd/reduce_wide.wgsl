@@ -1,4 +1,4 @@
-// uses: nan
+// uses: nan, params
 // autograd/reduce_wide.wgsl: reduce.wgsl for long axes. One workgroup per
 // output element: invocation k combines elements k, k+64, k+128, ... of
 // the slice in order, then the 64 partial results are combined pairwise in
@@ -13,13 +13,6 @@
 //   0 uniform AxisParams (Go: axisParams)
 //   1 storage rw out: array<f32>, [outer*inner]
 //   2 storage read src: array<f32>, [outer*n*inner]
-
-struct AxisParams {
-    outer: u32,
-    n: u32,
-    inner: u32,
-    op: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: AxisParams;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;

@@ -1,4 +1,4 @@
-// uses: nan
+// uses: nan, params
 // autograd/softmax.wgsl: the softmax (op 0) or log-softmax (op 1) of src
 // along one axis, viewed as [outer, n, inner], shifted by the slice's
 // maximum as on the CPU (by 0 when the maximum is infinite, so that all -Inf
@@ -9,13 +9,6 @@
 //   0 uniform AxisParams (Go: axisParams)
 //   1 storage rw out: array<f32>, [outer*n*inner]
 //   2 storage read src: array<f32>, [outer*n*inner]
-
-struct AxisParams {
-    outer: u32,
-    n: u32,
-    inner: u32,
-    op: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: AxisParams;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;

@@ -1,4 +1,4 @@
-// uses: broadcast
+// uses: broadcast, params
 // autograd/strided.wgsl: out[i] = in[offset(i)], a strided gather of a
 // contiguous copy: Expand (stride 0 along broadcast axes), Permute.
 //
@@ -8,18 +8,6 @@
 //     shape, rows 2-3 the input's strides
 //   1 storage rw out: array<f32>, [n]
 //   2 storage read src: array<f32>
-
-struct EwParams {
-    n: u32,
-    ndim: u32,
-    op: u32,
-    _pad0: u32,
-    p0: f32,
-    p1: f32,
-    _pad1: u32,
-    _pad2: u32,
-    st: array<vec4<u32>, 8>,
-}
 
 @group(0) @binding(0) var<uniform> params: EwParams;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;

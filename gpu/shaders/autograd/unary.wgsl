@@ -1,4 +1,4 @@
-// uses: nan, pow
+// uses: nan, params, pow
 // autograd/unary.wgsl: out[i] = op(x[i]), the elementwise functions of one
 // operand (autograd.UnaryOps) with their constants p0 and p1 (AddScalar's
 // s, Clamp's lo and hi, ...). The op codes are the OP_ constants, mirrored
@@ -10,18 +10,6 @@
 //   0 uniform EwParams (Go: ewParams); n, op, p0, p1
 //   1 storage rw out: array<f32>, [n]
 //   2 storage read x: array<f32>, [n]
-
-struct EwParams {
-    n: u32,
-    ndim: u32,
-    op: u32,
-    _pad0: u32,
-    p0: f32,
-    p1: f32,
-    _pad1: u32,
-    _pad2: u32,
-    st: array<vec4<u32>, 8>,
-}
 
 @group(0) @binding(0) var<uniform> params: EwParams;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;

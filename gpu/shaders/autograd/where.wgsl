@@ -1,4 +1,4 @@
-// uses: broadcast, nan
+// uses: broadcast, nan, params
 // autograd/where.wgsl: out[i] = a where mask is non-zero (or NaN), else b;
 // the three operands broadcast to the output's shape (autograd Where).
 //
@@ -10,18 +10,6 @@
 //   2 storage read mask: array<f32>
 //   3 storage read a: array<f32>
 //   4 storage read b: array<f32>
-
-struct EwParams {
-    n: u32,
-    ndim: u32,
-    op: u32,
-    _pad0: u32,
-    p0: f32,
-    p1: f32,
-    _pad1: u32,
-    _pad2: u32,
-    st: array<vec4<u32>, 8>,
-}
 
 @group(0) @binding(0) var<uniform> params: EwParams;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
