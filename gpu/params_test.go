@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"encoding/binary"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -43,10 +44,11 @@ func TestParamsMirrorWGSL(t *testing.T) {
 	for _, path := range names {
 		for _, m := range structDecl.FindAllStringSubmatch(kernelSource(t, path), -1) {
 			name, body := m[1], strings.TrimSpace(m[2])
+			where := fmt.Sprintf("struct %s (compiled for %s)", name, path)
 			fields := strings.Join(strings.Fields(body), " ")
 			if first, ok := seen[name]; ok {
 				if first != fields {
-					t.Errorf("%s: struct %s differs from its first declaration:\n%s\nvs\n%s", path, name, fields, first)
+					t.Errorf("%s differs from its first declaration:\n%s\nvs\n%s", where, fields, first)
 				}
 				continue // checked already
 			}
@@ -57,7 +59,7 @@ func TestParamsMirrorWGSL(t *testing.T) {
 				m := fieldDecl.FindStringSubmatch(l)
 				switch {
 				case m == nil:
-					t.Errorf("%s: struct %s: field %q is not a u32, an f32 or an array<vec4<u32>, N>", path, name, strings.TrimSpace(l))
+					t.Errorf("%s: field %q is not a u32, an f32 or an array<vec4<u32>, N>", where, strings.TrimSpace(l))
 				case m[3] != "":
 					n, _ := strconv.Atoi(m[3])
 					words += 4 * n
@@ -67,14 +69,14 @@ func TestParamsMirrorWGSL(t *testing.T) {
 			}
 			goStruct, ok := uniformStructs[name]
 			if !ok {
-				t.Errorf("%s: struct %s has no Go mirror in uniformStructs", path, name)
+				t.Errorf("%s has no Go mirror in uniformStructs", where)
 				continue
 			}
 			if got, want := binary.Size(goStruct), 4*words; got != want {
-				t.Errorf("%s: struct %s is %d bytes, its Go mirror %T %d", path, name, want, goStruct, got)
+				t.Errorf("%s is %d bytes, its Go mirror %T %d", where, want, goStruct, got)
 			}
 			if (4*words)%16 != 0 {
-				t.Errorf("%s: struct %s is %d bytes, not a multiple of 16", path, name, 4*words)
+				t.Errorf("%s is %d bytes, not a multiple of 16", where, 4*words)
 			}
 		}
 	}
