@@ -9,26 +9,27 @@ import (
 )
 
 // shaders holds one WGSL kernel per file (the cellular automaton's, and
-// autograd's under shaders/autograd/), and under shaders/lib/ the helper
-// functions that several kernels call; a pipeline is labelled by its
+// autograd's under shaders/autograd/), and under shaders/lib/ the helpers
+// that several kernels use; a pipeline is labelled by its
 // kernel's file name so that compiler errors point at the file.
 //
 //go:embed shaders/*.wgsl shaders/autograd/*.wgsl shaders/lib/*.wgsl
 var shaders embed.FS
 
-// usesPrefix opens the first line of a kernel that calls shared helpers:
-// "// uses: broadcast, nan" asks for shaders/lib/broadcast.wgsl and
-// shaders/lib/nan.wgsl.
+// usesPrefix opens the first line of a kernel that uses shared helpers:
+// "// uses: broadcast, params" asks for shaders/lib/broadcast.wgsl and
+// shaders/lib/params.wgsl.
 //
-// WGSL has no includes, so every helper lives once under shaders/lib/ and
-// shaderSource assembles each kernel's source. The kernel names its helper
-// files in one explicit line, rather than the loader guessing them from its
-// calls or giving every kernel all of them, so that a reader sees where each
-// called function comes from and the compiler sees only what the kernel
-// asked for (TestHelpers holds the line to the calls). The helpers are
-// appended after the kernel rather than prepended, which WGSL allows (a
-// module's declarations may come in any order), so that the line numbers in
-// a compiler error are those of the kernel's own file.
+// WGSL has no includes, so every helper (a function, or a uniform struct in
+// params.wgsl) lives once under shaders/lib/ and shaderSource assembles each
+// kernel's source. The kernel names its helper files in one explicit line,
+// rather than the loader guessing them from its text or giving every kernel
+// all of them, so that a reader sees where each name comes from and the
+// compiler sees only what the kernel asked for (TestHelpers holds the line to
+// what the kernel uses). The helpers are appended after the kernel rather
+// than prepended, which WGSL allows (a module's declarations may come in any
+// order), so that the line numbers in a compiler error are those of the
+// kernel's own file.
 const usesPrefix = "// uses: "
 
 // shaderSource returns the WGSL source compiled for kernel name (a path
