@@ -10,8 +10,8 @@ import (
 
 // shaders holds one WGSL kernel per file (the cellular automaton's, and
 // autograd's under shaders/autograd/), and under shaders/lib/ the helpers
-// that several kernels use; a pipeline is labelled by its
-// kernel's file name so that compiler errors point at the file.
+// that several kernels use; a pipeline is labelled by its kernel's file name
+// so that compiler errors point at the file.
 //
 //go:embed shaders/*.wgsl shaders/autograd/*.wgsl shaders/lib/*.wgsl
 var shaders embed.FS
