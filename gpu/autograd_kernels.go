@@ -21,9 +21,9 @@ var (
 // merging the dimensions that are contiguous in every operand.
 const maxDims = 8
 
-// ewParams mirrors EwParams, the uniform of the elementwise kernels. St
-// holds four rows of maxDims entries: the output's shape, then the strides
-// of up to three operands.
+// ewParams mirrors EwParams (declared in shaders/lib/params.wgsl), the
+// uniform of the elementwise kernels. St holds four rows of maxDims
+// entries: the output's shape, then the strides of up to three operands.
 type ewParams struct {
 	N, NDim, Op, _ uint32
 	P0, P1         float32
@@ -31,8 +31,9 @@ type ewParams struct {
 	St             [4 * maxDims]uint32
 }
 
-// axisParams mirrors AxisParams, the uniform of the kernels that work along
-// one axis, viewed as [Outer, N, Inner].
+// axisParams mirrors AxisParams (declared in shaders/lib/params.wgsl), the
+// uniform of the kernels that work along one axis, viewed as
+// [Outer, N, Inner].
 type axisParams struct {
 	Outer, N, Inner, Op uint32
 }

@@ -11,13 +11,15 @@ import (
 
 var _ optim.DeviceKernels = (*AutogradDevice)(nil)
 
-// sgdParams mirrors SGDParams in autograd/sgd.wgsl.
+// sgdParams mirrors SGDParams (declared in shaders/lib/params.wgsl), the
+// uniform of autograd/sgd.wgsl.
 type sgdParams struct {
 	N, Mode, First, _           uint32
 	LR, Momentum, Dampening, WD float32
 }
 
-// adamUpdateParams mirrors AdamUpdateParams in autograd/adam.wgsl.
+// adamUpdateParams mirrors AdamUpdateParams (declared in
+// shaders/lib/params.wgsl), the uniform of autograd/adam.wgsl.
 type adamUpdateParams struct {
 	N, AMSGrad, _, _                          uint32
 	B1, B2, Eps, Decay, L2, StepSize, SqrtBC2 float32

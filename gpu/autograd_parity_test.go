@@ -239,12 +239,8 @@ func TestOpCodesMirrorWGSL(t *testing.T) {
 		{"reduce_wide.wgsl", reduceCodes, []string{"Sum", "Max", "Min"}},
 		{"argreduce.wgsl", argCodes, []string{"ArgMax", "ArgMin"}},
 	} {
-		src, err := shaders.ReadFile("shaders/autograd/" + c.shader)
-		if err != nil {
-			t.Fatal(err)
-		}
 		consts := map[string]int{}
-		for _, m := range opConst.FindAllStringSubmatch(string(src), -1) {
+		for _, m := range opConst.FindAllStringSubmatch(kernelSource(t, "autograd/"+c.shader), -1) {
 			consts[m[1]], _ = strconv.Atoi(m[2])
 		}
 		if len(consts) != len(c.codes) {

@@ -15,6 +15,12 @@
 //
 // # Kernels and their CPU twins
 //
+// WGSL has no includes: the uniform structs and the helper functions that
+// several kernels use live once under shaders/lib/, and a kernel whose first
+// line asks for them ("// uses: broadcast, params") is compiled with those
+// files appended (shaderSource, the one loader; TestHelpers keeps every
+// helper declared once and every kernel's request exact).
+//
 // Every kernel (shaders/gate_forward.wgsl, say) has a Program method that
 // records its dispatch (Program.GateForward) and a method of the same name
 // (or, for a kernel several ops share, the methods of those ops) in Kernels, on host slices, implemented twice: by GPU, which runs it as a
@@ -41,10 +47,10 @@
 // is feature-major, as in the gates package: x [In][rows] (shared by its
 // groups) or [Groups*In][rows], y [Groups*Out][rows], logits
 // [Groups, Out, 16]. Perception layers run over rows (channel, cell), that
-// is row c*cells + cell. Uniform structs mirrored in WGSL have explicit
-// padding to 16 bytes and a size test. Program's methods take the buffers
-// they write first, then those they read, then shapes (gonum's order, as in
-// the gates package).
+// is row c*cells + cell. Uniform structs, declared in WGSL once in
+// shaders/lib/params.wgsl, have explicit padding to 16 bytes and a size
+// test. Program's methods take the buffers they write first, then those they
+// read, then shapes (gonum's order, as in the gates package).
 //
 // # Autograd
 //

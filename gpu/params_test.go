@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"encoding/binary"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -33,24 +34,32 @@ var (
 	fieldDecl  = regexp.MustCompile(`^\s*(\w+): (u32|f32|array<vec4<u32>, (\d+)>),$`)
 )
 
-// TestParamsMirrorWGSL reads every struct declared in the shaders (WGSL has
-// no includes, so each kernel declares its own copy) and checks that its
-// 4-byte fields fill exactly the Go struct that mirrors it, that the size is
-// a multiple of 16 bytes, and that every copy declares the same fields.
+// TestParamsMirrorWGSL reads every struct declared in the source compiled
+// for each kernel (shaders/lib/params.wgsl, which declares them all, where
+// the kernel asks for it) and checks that its 4-byte fields fill exactly the
+// Go struct that mirrors it and that the size is a multiple of 16 bytes.
 func TestParamsMirrorWGSL(t *testing.T) {
 	names := allShaders(t)
 	seen := map[string]string{} // struct name -> its field list, as first declared
 	for _, path := range names {
-		src, _ := shaders.ReadFile(path)
-		for _, m := range structDecl.FindAllStringSubmatch(string(src), -1) {
+		for _, m := range structDecl.FindAllStringSubmatch(kernelSource(t, path), -1) {
 			name, body := m[1], strings.TrimSpace(m[2])
+			where := fmt.Sprintf("struct %s (compiled for %s)", name, path)
+			fields := strings.Join(strings.Fields(body), " ")
+			if first, ok := seen[name]; ok {
+				if first != fields {
+					t.Errorf("%s differs from its first declaration:\n%s\nvs\n%s", where, fields, first)
+				}
+				continue // checked already
+			}
+			seen[name] = fields
 			lines := strings.Split(body, "\n")
 			words := 0 // 4-byte words
 			for _, l := range lines {
 				m := fieldDecl.FindStringSubmatch(l)
 				switch {
 				case m == nil:
-					t.Errorf("%s: struct %s: field %q is not a u32, an f32 or an array<vec4<u32>, N>", path, name, strings.TrimSpace(l))
+					t.Errorf("%s: field %q is not a u32, an f32 or an array<vec4<u32>, N>", where, strings.TrimSpace(l))
 				case m[3] != "":
 					n, _ := strconv.Atoi(m[3])
 					words += 4 * n
@@ -60,20 +69,15 @@ func TestParamsMirrorWGSL(t *testing.T) {
 			}
 			goStruct, ok := uniformStructs[name]
 			if !ok {
-				t.Errorf("%s: struct %s has no Go mirror in uniformStructs", path, name)
+				t.Errorf("%s has no Go mirror in uniformStructs", where)
 				continue
 			}
 			if got, want := binary.Size(goStruct), 4*words; got != want {
-				t.Errorf("%s: struct %s is %d bytes, its Go mirror %T %d", path, name, want, goStruct, got)
+				t.Errorf("%s is %d bytes, its Go mirror %T %d", where, want, goStruct, got)
 			}
 			if (4*words)%16 != 0 {
-				t.Errorf("%s: struct %s is %d bytes, not a multiple of 16", path, name, 4*words)
+				t.Errorf("%s is %d bytes, not a multiple of 16", where, 4*words)
 			}
-			fields := strings.Join(strings.Fields(body), " ")
-			if first, ok := seen[name]; ok && first != fields {
-				t.Errorf("%s: struct %s differs from its first declaration:\n%s\nvs\n%s", path, name, fields, first)
-			}
-			seen[name] = fields
 		}
 	}
 	for name := range uniformStructs {

@@ -1,18 +1,10 @@
 package gpu
 
 import (
-	"embed"
 	"fmt"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
-
-// shaders holds one WGSL kernel per file (the cellular automaton's, and
-// autograd's under shaders/autograd/); a pipeline is labelled by its file
-// name so that compiler errors point at the file.
-//
-//go:embed shaders/*.wgsl shaders/autograd/*.wgsl
-var shaders embed.FS
 
 // workgroupSize is the @workgroup_size of every elementwise kernel; kernels
 // that reduce use one workgroup of this size per output.
@@ -37,18 +29,18 @@ func (d *Device) maxWorkgroups() int {
 }
 
 // pipeline returns the compute pipeline of shaders/name (entry point "main"),
-// compiling it on first use.
+// compiling it, with the helper files it asks for, on first use.
 func (d *Device) pipeline(name string) (*wgpu.ComputePipeline, error) {
 	if p, ok := d.pipelines[name]; ok {
 		return p, nil
 	}
-	src, err := shaders.ReadFile("shaders/" + name)
+	src, err := shaderSource(shaders, name)
 	if err != nil {
-		panic(fmt.Sprintf("gpu: no shader %q", name))
+		return nil, err
 	}
 	module, err := d.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{
 		Label:          name,
-		WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: string(src)},
+		WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: src},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gpu: compiling shaders/%s: %v", name, err)

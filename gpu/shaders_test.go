@@ -5,14 +5,17 @@ import (
 	"io/fs"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 var bindingDecl = regexp.MustCompile(`@binding\((\d+)\)`)
 
 // allShaders lists every embedded kernel: the automaton's under shaders/ and
-// autograd's under shaders/autograd/.
+// autograd's under shaders/autograd/ (not the helper files under
+// shaders/lib/, which are no kernels).
 func allShaders(t *testing.T) []string {
 	t.Helper()
 	var names []string
@@ -26,13 +29,27 @@ func allShaders(t *testing.T) []string {
 	return names
 }
 
-// TestShaderHeaders checks that every kernel file opens with its own name and
-// documents its entry point, workgroup size and every binding it declares.
+// kernelSource returns the source the device compiles for the kernel at
+// path (as allShaders lists it): its file and the helper files it asks for.
+func kernelSource(t *testing.T, path string) string {
+	t.Helper()
+	src, err := shaderSource(shaders, strings.TrimPrefix(path, "shaders/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// TestShaderHeaders checks that every kernel file opens (after the line that
+// asks for helpers, if any) with its own name and documents its entry point,
+// workgroup size and every binding it declares.
 func TestShaderHeaders(t *testing.T) {
 	names := allShaders(t)
 	for _, path := range names {
-		src, _ := shaders.ReadFile(path)
-		text := string(src)
+		text := kernelSource(t, path)
+		if shaderUses(text) != nil {
+			_, text, _ = strings.Cut(text, "\n")
+		}
 		name := strings.TrimPrefix(path, "shaders/")
 		if !strings.HasPrefix(text, "// "+name+":") {
 			t.Errorf("%s does not start with %q", path, "// "+name+":")
@@ -97,34 +114,108 @@ func TestEveryShaderHasATwin(t *testing.T) {
 	}
 }
 
-// helperDecl matches a WGSL helper function, from "fn name(" to the brace
-// that closes it at the start of a line.
-var helperDecl = regexp.MustCompile(`(?ms)^fn (\w+)\(.*?^\}`)
+var (
+	helperDecl = regexp.MustCompile(`(?m)^(?:fn|struct) (\w+)`)
+	identifier = regexp.MustCompile(`\b[A-Za-z_]\w*\b`)
+	comment    = regexp.MustCompile(`//.*`)
+)
 
-// TestHelpersIdentical checks that a helper function copied into several
-// shaders (WGSL has no includes; source() is in both perception kernels) is
-// the same in every copy, up to indentation and line breaks, as
-// TestParamsMirrorWGSL does for the uniform structs.
-func TestHelpersIdentical(t *testing.T) {
-	names := allShaders(t)
-	first := map[string]string{} // helper name -> path of its first copy
-	body := map[string]string{}  // helper name -> its first copy
-	for _, path := range names {
+// TestHelpers checks the helper files under shaders/lib/: every function and
+// struct is declared in one file only, every kernel asks on its first line
+// for the helper files of every helper it uses (directly or through another
+// helper file) and for no other, and no line but the first asks for any.
+func TestHelpers(t *testing.T) {
+	libs, _ := fs.Glob(shaders, "shaders/lib/*.wgsl")
+	defined := map[string]string{} // function or struct -> the file declaring it
+	libOf := map[string]string{}   // helper -> its helper file's name in a uses line
+	for _, path := range append(allShaders(t), libs...) {
 		src, _ := shaders.ReadFile(path)
 		for _, m := range helperDecl.FindAllStringSubmatch(string(src), -1) {
-			name, fn := m[1], strings.Join(strings.Fields(m[0]), " ")
+			name := m[1]
 			if name == "main" { // every kernel's own entry point
 				continue
 			}
-			if b, ok := body[name]; ok && b != fn {
-				t.Errorf("%s: fn %s differs from its copy in %s:\n%s\nvs\n%s", path, name, first[name], fn, b)
+			if first, ok := defined[name]; ok {
+				t.Errorf("%s is declared in %s and in %s: keep one copy under shaders/lib/, asked for on the first line of the kernels that use it (%q)",
+					name, first, path, usesPrefix+"...")
 			}
-			if _, ok := body[name]; !ok {
-				first[name], body[name] = path, fn
+			defined[name] = path
+			if lib, ok := strings.CutPrefix(path, "shaders/lib/"); ok {
+				libOf[name] = strings.TrimSuffix(lib, ".wgsl")
 			}
 		}
 	}
-	if _, ok := body["source"]; !ok {
-		t.Error("no shader declares fn source: is helperDecl still right?")
+	if libOf["isNaN"] != "nan" || libOf["EwParams"] != "params" {
+		t.Fatalf("no isNaN in shaders/lib/nan.wgsl or no EwParams in shaders/lib/params.wgsl: is helperDecl still right?")
+	}
+	for _, path := range allShaders(t) {
+		src, _ := shaders.ReadFile(path)
+		asked := shaderUses(string(src))
+		code := map[string]string{path: string(src)} // the kernel and the helper files it asks for, by path
+		for _, lib := range asked {
+			file := "shaders/lib/" + lib + ".wgsl"
+			more, err := shaders.ReadFile(file)
+			if err != nil {
+				t.Errorf("%s asks for %q: %v", path, lib, err)
+			}
+			code[file] = string(more)
+		}
+		needed := map[string]bool{} // helper files used by the kernel or by another helper file
+		for file, text := range code {
+			for _, name := range identifier.FindAllString(comment.ReplaceAllString(text, ""), -1) {
+				lib, ok := libOf[name]
+				if !ok || needed[lib] || file == "shaders/lib/"+lib+".wgsl" {
+					continue
+				}
+				needed[lib] = true
+				if !slices.Contains(asked, lib) {
+					t.Errorf("%s uses %s (in %s) but does not ask for %s: add it to the first line, %q",
+						path, name, file, lib, usesPrefix+"...")
+				}
+			}
+		}
+		for i, lib := range asked {
+			if !needed[lib] {
+				t.Errorf("%s asks for %s but uses none of it", path, lib)
+			}
+			if slices.Contains(asked[:i], lib) {
+				t.Errorf("%s asks for %s twice", path, lib)
+			}
+		}
+		if strings.Contains(string(src), "\n"+usesPrefix) {
+			t.Errorf("%s asks for helpers below its first line, where the loader does not look", path)
+		}
+	}
+	for _, path := range libs {
+		if src, _ := shaders.ReadFile(path); strings.Contains("\n"+string(src), "\n"+usesPrefix) {
+			t.Errorf("%s asks for helpers, which only a kernel can: ask for them in the kernels that use it", path)
+		}
+	}
+}
+
+// TestShaderSource checks how a kernel's source is assembled from a file
+// system holding one kernel and one helper file, and that asking for a
+// helper file that does not exist is an error naming the kernel and the
+// file.
+func TestShaderSource(t *testing.T) {
+	fsys := fstest.MapFS{
+		"shaders/k.wgsl":         {Data: []byte("// uses: twice\nfn main() { twice(1.0); }\n")},
+		"shaders/bad.wgsl":       {Data: []byte("// uses: twice, thrice\nfn main() {}\n")},
+		"shaders/plain.wgsl":     {Data: []byte("// plain.wgsl: asks for nothing\n")},
+		"shaders/lib/twice.wgsl": {Data: []byte("fn twice(x: f32) -> f32 { return 2.0 * x; }\n")},
+	}
+	got, err := shaderSource(fsys, "k.wgsl")
+	if want := "// uses: twice\nfn main() { twice(1.0); }\n\nfn twice(x: f32) -> f32 { return 2.0 * x; }\n"; err != nil || got != want {
+		t.Errorf("k.wgsl assembles to %q, %v; want %q", got, err, want)
+	}
+	if got, err := shaderSource(fsys, "plain.wgsl"); err != nil || got != "// plain.wgsl: asks for nothing\n" {
+		t.Errorf("plain.wgsl assembles to %q, %v; want the file alone", got, err)
+	}
+	_, err = shaderSource(fsys, "bad.wgsl")
+	if err == nil || !strings.Contains(err.Error(), "shaders/bad.wgsl") || !strings.Contains(err.Error(), "shaders/lib/thrice.wgsl") {
+		t.Errorf("a kernel asking for a missing helper file gives %v, want an error naming shaders/bad.wgsl and shaders/lib/thrice.wgsl", err)
+	}
+	if _, err := shaderSource(fsys, "none.wgsl"); err == nil {
+		t.Error("a missing kernel gives no error")
 	}
 }

@@ -3,7 +3,8 @@ package gpu
 // Uniform structs of the tensor kernels (those autograd's ops run on), in
 // the same convention as params.go.
 
-// matMulParams mirrors MatMulParams in matmul.wgsl.
+// matMulParams mirrors MatMulParams (declared in shaders/lib/params.wgsl),
+// the uniform of matmul.wgsl.
 type matMulParams struct {
 	M, N, K, Batches uint32
 	Reduce           uint32 // batch entries summed into each output matrix
@@ -15,7 +16,8 @@ type matMulParams struct {
 	AOff, BOff, COff uint32 // where the first matrices start
 }
 
-// layoutParams mirrors LayoutParams in strided_copy.wgsl and sum_to.wgsl.
+// layoutParams mirrors LayoutParams (declared in shaders/lib/params.wgsl),
+// the uniform of strided_copy.wgsl and sum_to.wgsl.
 type layoutParams struct {
 	N              uint32 // elements (outputs, for sum_to)
 	Reduce         uint32 // elements summed into each output
@@ -26,7 +28,8 @@ type layoutParams struct {
 	_              [2]uint32
 }
 
-// gatherParams mirrors GatherParams in gather.wgsl and scatter_add.wgsl.
+// gatherParams mirrors GatherParams (declared in shaders/lib/params.wgsl),
+// the uniform of gather.wgsl and scatter_add.wgsl.
 type gatherParams struct {
 	N          uint32
 	Fill       float32
@@ -34,7 +37,9 @@ type gatherParams struct {
 	_          uint32
 }
 
-// poolParams mirrors PoolParams in max_pool.wgsl.
+// poolParams mirrors PoolParams (declared in shaders/lib/params.wgsl), the
+// uniform of max_pool.wgsl, max_pool_backward.wgsl and
+// max_pool_gather.wgsl.
 type poolParams struct {
 	Planes, H, W, OutH, OutW uint32
 	KH, KW                   uint32
@@ -44,14 +49,16 @@ type poolParams struct {
 	_                        [3]uint32
 }
 
-// dropoutParams mirrors DropoutParams in dropout_mask.wgsl.
+// dropoutParams mirrors DropoutParams (declared in
+// shaders/lib/params.wgsl), the uniform of dropout_mask.wgsl.
 type dropoutParams struct {
 	N, SeedLo, SeedHi, Threshold uint32
 	Scale                        float32
 	_                            [3]uint32
 }
 
-// convParams mirrors ConvParams in im2col.wgsl and col2im.wgsl.
+// convParams mirrors ConvParams (declared in shaders/lib/params.wgsl), the
+// uniform of im2col.wgsl and col2im.wgsl.
 type convParams struct {
 	N, C, H, W       uint32
 	KH, KW           uint32

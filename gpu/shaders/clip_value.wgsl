@@ -1,3 +1,4 @@
+// uses: params
 // clip_value.wgsl: gradient clipping by value, g = clamp(g, -limit, limit),
 // in place.
 //
@@ -5,13 +6,6 @@
 // Bindings (group 0):
 //   0 uniform ClipParams (Go: clipParams)
 //   1 storage rw grads: array<f32>, [n]
-
-struct ClipParams {
-    n: u32,
-    limit: f32,
-    _pad0: u32,
-    _pad1: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: ClipParams;
 @group(0) @binding(1) var<storage, read_write> grads: array<f32>;

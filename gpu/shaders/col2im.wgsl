@@ -1,3 +1,4 @@
+// uses: params
 // col2im.wgsl: the adjoint of im2col.wgsl, without atomics: every input
 // element sums the entries of the im2col-shaped gradient dcols copied from
 // it, in increasing (ki, kj) and so in the order in which autograd's
@@ -12,25 +13,6 @@
 //   0 uniform ConvParams (Go: convParams)
 //   1 storage read  dcols: array<f32>, the layout of im2col.wgsl's cols
 //   2 storage rw    gx: array<f32>, [n][c_in][h][w]
-
-struct ConvParams {
-    n: u32,
-    c_in: u32,
-    h: u32,
-    w: u32,
-    kh: u32,
-    kw: u32,
-    out_h: u32,
-    out_w: u32,
-    stride_h: u32,
-    stride_w: u32,
-    pad_h: u32,
-    pad_w: u32,
-    dil_h: u32,
-    dil_w: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: ConvParams;
 @group(0) @binding(1) var<storage, read> dcols: array<f32>;

@@ -1,3 +1,4 @@
+// uses: params
 // dropout_mask.wgsl: autograd.Dropout's mask from its counter-based random
 // stream (its CPU twin is autograd.DropoutKeeps): element i is scale where
 // the top 24 bits of a two-round PCG hash of (seed, i) reach threshold, and
@@ -9,17 +10,6 @@
 // Bindings (group 0):
 //   0 uniform DropoutParams (Go: dropoutParams)
 //   1 storage rw mask: array<f32>, [n]
-
-struct DropoutParams {
-    n: u32,
-    seed_lo: u32,
-    seed_hi: u32,
-    threshold: u32,
-    scale: f32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: DropoutParams;
 @group(0) @binding(1) var<storage, read_write> mask: array<f32>;

@@ -1,3 +1,4 @@
+// uses: params
 // fire_mask.wgsl: the asynchronous update, as dlca.SelectFired (its CPU
 // twin): a cell that fires takes the update network's output, one that does
 // not keeps its state,
@@ -12,13 +13,6 @@
 //   2 storage read  state: array<f32>, [cells][C]
 //   3 storage read  upd:   array<f32>, [C][cells], the last layer's output
 //   4 storage rw    next:  array<f32>, [cells][C]
-
-struct CellParams {
-    cells: u32,
-    channels: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
 
 @group(0) @binding(0) var<uniform> p: CellParams;
 @group(0) @binding(1) var<storage, read> fire: array<f32>;

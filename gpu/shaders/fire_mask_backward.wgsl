@@ -1,3 +1,4 @@
+// uses: params
 // fire_mask_backward.wgsl: fire_mask.wgsl's backward pass, as
 // dlca.SplitFiredGrad (its CPU twin): the gradient of the next state goes to
 // the update output where the cell fired and to the old state where it did
@@ -12,13 +13,6 @@
 //   2 storage read  dnext:  array<f32>, [cells][C]
 //   3 storage rw    dupd:   array<f32>, [C][cells]
 //   4 storage rw    dstate: array<f32>, [cells][C]
-
-struct CellParams {
-    cells: u32,
-    channels: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
 
 @group(0) @binding(0) var<uniform> p: CellParams;
 @group(0) @binding(1) var<storage, read> fire: array<f32>;

@@ -1,3 +1,4 @@
+// uses: params
 // gate_backward_input.wgsl: gradient of a gate layer's input, feature-major
 // as the gates package's BackwardSoftFM (its CPU twin), gathered through the
 // reverse index (WGSL has no float atomics, and a gather in a fixed order is
@@ -20,17 +21,6 @@
 //   5 storage read  x: array<f32>, layout as in gate_forward.wgsl
 //   6 storage read  gy: array<f32>, [groups*out][rows]
 //   7 storage rw    gx: array<f32>, the layout of x
-
-struct GateParams {
-    rows: u32,
-    in_width: u32,
-    out: u32,
-    groups: u32,
-    x_group_stride: u32,
-    gate_base: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: GateParams;
 @group(0) @binding(1) var<storage, read> wiring: array<u32>;

@@ -1,3 +1,4 @@
+// uses: params
 // gate_coeffs.wgsl: from every gate's 16 logits, its softmax probabilities
 // and its relaxed form y = c0 + c1*a + c2*b + c3*a*b (the probability-weighted
 // sum of the 16 ops' coefficients, taken from the gates package's table).
@@ -10,13 +11,6 @@
 //   2 storage read  logits: array<f32>, [gates][16]
 //   3 storage rw    probs:  array<f32>, [gates][16]
 //   4 storage rw    coeffs: array<f32>, [gates][4]
-
-struct CountParams {
-    n: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: CountParams;
 @group(0) @binding(1) var<storage, read> table: array<f32>;

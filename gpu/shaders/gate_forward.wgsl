@@ -1,3 +1,4 @@
+// uses: params
 // gate_forward.wgsl: soft forward of one gate layer, feature-major as the
 // gates package's ForwardSoftFM (its CPU twin): for gate k = g*out + o and
 // row r, y[k][r] = c0 + a*(c1 + c3*b) + c2*b with a = x[g*x_group_stride +
@@ -13,17 +14,6 @@
 //   3 storage read  x: array<f32>, [in][rows] (x_group_stride = 0: groups
 //                   share it) or [groups*in][rows] (x_group_stride = in)
 //   4 storage rw    y: array<f32>, [groups*out][rows]
-
-struct GateParams {
-    rows: u32,
-    in_width: u32,
-    out: u32,
-    groups: u32,
-    x_group_stride: u32,
-    gate_base: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: GateParams;
 @group(0) @binding(1) var<storage, read> wiring: array<u32>;

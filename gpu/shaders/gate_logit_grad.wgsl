@@ -1,3 +1,4 @@
+// uses: params
 // gate_logit_grad.wgsl: the logit gradient of every gate from its four
 // accumulated sums S (see gate_sums.wgsl). With the ops' coefficients
 // T[i] = (t0, t1, t2, t3) from the gates package's table and p = softmax(w):
@@ -13,13 +14,6 @@
 //   2 storage read  probs: array<f32>, [gates][16], from gate_coeffs.wgsl
 //   3 storage read  sums:  array<f32>, [gates][4]
 //   4 storage rw    grads: array<f32>, [gates][16]
-
-struct CountParams {
-    n: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: CountParams;
 @group(0) @binding(1) var<storage, read> table: array<f32>;

@@ -1,3 +1,4 @@
+// uses: params
 // gate_sums.wgsl: the four per-gate sums that the logit gradient needs,
 //   S[g, o] += (sum gy, sum gy*a, sum gy*b, sum gy*a*b) over all rows r,
 // on the feature-major layout of gate_forward.wgsl, added to what S already
@@ -16,17 +17,6 @@
 //   3 storage read  gy: array<f32>, [groups*out][rows]
 //   4 storage rw    sums: array<f32>, [all gates][4]; gate (g, o) of this
 //                   layer is gate_base + g*out + o
-
-struct GateParams {
-    rows: u32,
-    in_width: u32,
-    out: u32,
-    groups: u32,
-    x_group_stride: u32,
-    gate_base: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: GateParams;
 @group(0) @binding(1) var<storage, read> wiring: array<u32>;

@@ -1,3 +1,4 @@
+// uses: params
 // gather.wgsl: dst[i] = src[offs[i]], or fill where offs[i] is 0xffffffff
 // (a cell outside the source: convolution padding, Pad's value). The
 // kernel of autograd's IndexSelect, Gather, PadWith and the convolutions'
@@ -10,13 +11,6 @@
 //   1 storage read  offs: array<u32>, [n]
 //   2 storage read  src: array<f32>
 //   3 storage rw    dst: array<f32>, [n]
-
-struct GatherParams {
-    n: u32,
-    fill: f32,
-    accumulate: u32,
-    _pad0: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: GatherParams;
 @group(0) @binding(1) var<storage, read> offs: array<u32>;

@@ -1,3 +1,4 @@
+// uses: params
 // im2col.wgsl: the im2col matrices of a 2-D convolution, as autograd's
 // Conv2d builds them before its product (its CPU twin is autograd.Conv2d,
 // through which the tests hold this kernel): for sample n, input channel c
@@ -14,25 +15,6 @@
 //   0 uniform ConvParams (Go: convParams)
 //   1 storage read  x: array<f32>, [n][c_in][h][w]
 //   2 storage rw    cols: array<f32>
-
-struct ConvParams {
-    n: u32,
-    c_in: u32,
-    h: u32,
-    w: u32,
-    kh: u32,
-    kw: u32,
-    out_h: u32,
-    out_w: u32,
-    stride_h: u32,
-    stride_w: u32,
-    pad_h: u32,
-    pad_w: u32,
-    dil_h: u32,
-    dil_w: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: ConvParams;
 @group(0) @binding(1) var<storage, read> x: array<f32>;

@@ -1,3 +1,4 @@
+// uses: params
 // loss.wgsl: the training loss at the final step and its gradient,
 //   loss = sum over cells and channels of w[c] * (state - target)^2
 //   dstate[cell, c] = 2 * w[c] * (state - target)
@@ -13,13 +14,6 @@
 //   3 storage read  want:   array<f32>, [cells][C], the target
 //   4 storage rw    dstate: array<f32>, [cells][C]
 //   5 storage rw    loss:   array<f32>, [1]
-
-struct CellParams {
-    cells: u32,
-    channels: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
 
 @group(0) @binding(0) var<uniform> p: CellParams;
 @group(0) @binding(1) var<storage, read> weight: array<f32>;

@@ -1,3 +1,4 @@
+// uses: params
 // matmul.wgsl: batched matrix product c[ob] = sum over r of op(a[f])·op(b[f]),
 // f = ob*reduce + r, as autograd.MatMul (its CPU twin) followed by the sum
 // over broadcast batch dimensions that a gradient needs (autograd's sumTo).
@@ -20,33 +21,6 @@
 //   1 storage read  a: array<f32>
 //   2 storage read  b: array<f32>
 //   3 storage rw    c: array<f32>, [batches][m][n]
-
-struct MatMulParams {
-    m: u32,
-    n: u32,
-    k: u32,
-    batches: u32,
-    reduce: u32,
-    a_rs: u32,
-    a_cs: u32,
-    b_rs: u32,
-    b_cs: u32,
-    dim0: u32,
-    dim1: u32,
-    dim2: u32,
-    dim3: u32,
-    a_stride0: u32,
-    a_stride1: u32,
-    a_stride2: u32,
-    a_stride3: u32,
-    b_stride0: u32,
-    b_stride1: u32,
-    b_stride2: u32,
-    b_stride3: u32,
-    a_off: u32,
-    b_off: u32,
-    c_off: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: MatMulParams;
 @group(0) @binding(1) var<storage, read> a: array<f32>;

@@ -1,3 +1,4 @@
+// uses: nan, params
 // max_pool.wgsl: 2-D max pooling, as autograd.MaxPool2dWith (its CPU
 // twin): for each window of each plane, out = its maximum and idx = the
 // index within the plane (ih*w + iw) of the first cell holding it in
@@ -13,34 +14,10 @@
 //   2 storage rw    out: array<f32>, [planes][out_h][out_w]
 //   3 storage rw    idx: array<f32>, the layout of out
 
-struct PoolParams {
-    planes: u32,
-    h: u32,
-    w: u32,
-    out_h: u32,
-    out_w: u32,
-    kh: u32,
-    kw: u32,
-    stride_h: u32,
-    stride_w: u32,
-    pad_h: u32,
-    pad_w: u32,
-    dil_h: u32,
-    dil_w: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: PoolParams;
 @group(0) @binding(1) var<storage, read> x: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
 @group(0) @binding(3) var<storage, read_write> idx: array<f32>;
-
-// isNaN tests the bits: a compiler may fold x != x away.
-fn isNaN(x: f32) -> bool {
-    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
-}
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

@@ -1,3 +1,4 @@
+// uses: params
 // max_pool_backward.wgsl: the gradient of max pooling without atomics or a
 // read-back of the indices: every input cell sums the output gradients of
 // the windows that chose it,
@@ -15,25 +16,6 @@
 //   1 storage read  gy: array<f32>, [planes][out_h][out_w]
 //   2 storage read  idx: array<f32>, the layout of gy: max_pool.wgsl's indices
 //   3 storage rw    gx: array<f32>, [planes][h][w]
-
-struct PoolParams {
-    planes: u32,
-    h: u32,
-    w: u32,
-    out_h: u32,
-    out_w: u32,
-    kh: u32,
-    kw: u32,
-    stride_h: u32,
-    stride_w: u32,
-    pad_h: u32,
-    pad_w: u32,
-    dil_h: u32,
-    dil_w: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: PoolParams;
 @group(0) @binding(1) var<storage, read> gy: array<f32>;

@@ -1,3 +1,4 @@
+// uses: params
 // max_pool_gather.wgsl: the transpose of max_pool_backward.wgsl, and so
 // the gradient of max pooling's gradient with respect to the output
 // gradient: out[o] = h[plane][idx[o]] for every window o of each plane, 0
@@ -11,25 +12,6 @@
 //   1 storage read  h: array<f32>, [planes][h][w]
 //   2 storage read  idx: array<f32>, [planes][out_h][out_w]
 //   3 storage rw    out: array<f32>, the layout of idx
-
-struct PoolParams {
-    planes: u32,
-    h: u32,
-    w: u32,
-    out_h: u32,
-    out_w: u32,
-    kh: u32,
-    kw: u32,
-    stride_h: u32,
-    stride_w: u32,
-    pad_h: u32,
-    pad_w: u32,
-    dil_h: u32,
-    dil_w: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: PoolParams;
 @group(0) @binding(1) var<storage, read> h: array<f32>;

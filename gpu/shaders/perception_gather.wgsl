@@ -1,3 +1,4 @@
+// uses: neighbour, params
 // perception_gather.wgsl: every cell's 3x3 neighbourhood, channel by
 // channel, feature-major as dlca.GatherNeighbourhood (its CPU twin):
 //   nb[(n*C + c)*cells + cell] = state[neighbour n of cell, c]
@@ -12,36 +13,9 @@
 //   1 storage read  state: array<f32>, [cells][C]
 //   2 storage rw    nb:    array<f32>, [9][C][cells]
 
-struct GridParams {
-    batch: u32,
-    height: u32,
-    width: u32,
-    channels: u32,
-    periodic: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
-
 @group(0) @binding(0) var<uniform> grid: GridParams;
 @group(0) @binding(1) var<storage, read> state: array<f32>;
 @group(0) @binding(2) var<storage, read_write> nb: array<f32>;
-
-// source returns the cell at (y+dy, x+dx) of image b, or -1 outside a zero
-// boundary.
-fn source(b: u32, y: u32, x: u32, dy: i32, dx: i32) -> i32 {
-    let h = i32(grid.height);
-    let w = i32(grid.width);
-    var sy = i32(y) + dy;
-    var sx = i32(x) + dx;
-    if (grid.periodic != 0u) {
-        sy = (sy % h + h) % h;
-        sx = (sx % w + w) % w;
-    } else if (sy < 0 || sy >= h || sx < 0 || sx >= w) {
-        return -1;
-    }
-    return (i32(b) * h + sy) * w + sx;
-}
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

@@ -1,3 +1,4 @@
+// uses: params
 // scatter_add.wgsl: the transpose of gather.wgsl, without atomics: every
 // element q of dst sums the elements of src gathered from it,
 //   dst[q] = (accumulate ? dst[q] : 0) + sum over e in [start[q], start[q+1]) of src[pos[e]],
@@ -15,13 +16,6 @@
 //   2 storage read  pos: array<u32>
 //   3 storage read  src: array<f32>
 //   4 storage rw    dst: array<f32>, [n]
-
-struct GatherParams {
-    n: u32,
-    fill: f32,
-    accumulate: u32,
-    _pad0: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: GatherParams;
 @group(0) @binding(1) var<storage, read> start: array<u32>;

@@ -1,3 +1,4 @@
+// uses: layout, params
 // sum_to.wgsl: sums a strided tensor over some of its dimensions, as
 // autograd sums the gradient of a broadcast operand (its CPU twin, sumTo,
 // is autograd.Sum): dst[o] = sum over r < reduce of src[src_offset(o*reduce + r)],
@@ -13,60 +14,9 @@
 //   1 storage read  src: array<f32>
 //   2 storage rw    dst: array<f32>, [n]
 
-struct LayoutParams {
-    n: u32,
-    reduce: u32,
-    src_off: u32,
-    dst_off: u32,
-    dim0: u32,
-    dim1: u32,
-    dim2: u32,
-    dim3: u32,
-    dim4: u32,
-    dim5: u32,
-    src_stride0: u32,
-    src_stride1: u32,
-    src_stride2: u32,
-    src_stride3: u32,
-    src_stride4: u32,
-    src_stride5: u32,
-    dst_stride0: u32,
-    dst_stride1: u32,
-    dst_stride2: u32,
-    dst_stride3: u32,
-    dst_stride4: u32,
-    dst_stride5: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: LayoutParams;
 @group(0) @binding(1) var<storage, read> src: array<f32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<f32>;
-
-// digits splits the block index f into its six digits, dim0 outermost.
-fn digits(f: u32) -> array<u32, 6> {
-    var d: array<u32, 6>;
-    var rest = f;
-    d[5] = rest % params.dim5;
-    rest /= params.dim5;
-    d[4] = rest % params.dim4;
-    rest /= params.dim4;
-    d[3] = rest % params.dim3;
-    rest /= params.dim3;
-    d[2] = rest % params.dim2;
-    rest /= params.dim2;
-    d[1] = rest % params.dim1;
-    d[0] = rest / params.dim1;
-    return d;
-}
-
-// src_offset returns where block index f lies in src.
-fn src_offset(f: u32) -> u32 {
-    let d = digits(f);
-    return params.src_off + d[0] * params.src_stride0 + d[1] * params.src_stride1 + d[2] * params.src_stride2
-        + d[3] * params.src_stride3 + d[4] * params.src_stride4 + d[5] * params.src_stride5;
-}
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

@@ -1,3 +1,4 @@
+// uses: params
 // update_input.wgsl: the update network's input, feature-major, as
 // dlca.AssembleUpdateInput (its CPU twin): each cell's own state, then its
 // perception bits in dlca's (notebook) order,
@@ -12,13 +13,6 @@
 //   1 storage read  state:  array<f32>, [cells][C]
 //   2 storage read  percep: array<f32>, [K*S][C][cells]
 //   3 storage rw    uin:    array<f32>, [C*(1 + K*S)][cells]
-
-struct ConcatParams {
-    cells: u32,
-    channels: u32,
-    kernels: u32,
-    bits: u32,
-}
 
 @group(0) @binding(0) var<uniform> p: ConcatParams;
 @group(0) @binding(1) var<storage, read> state: array<f32>;

@@ -1,3 +1,4 @@
+// uses: params
 // update_input_backward.wgsl: update_input.wgsl's backward pass, as
 // dlca.SplitUpdateInputGrad (its CPU twin). The own part of duin is added to
 // dstate, the perception part is written to dpercep in percep's layout.
@@ -9,13 +10,6 @@
 //   1 storage read  duin:    array<f32>, [C*(1 + K*S)][cells]
 //   2 storage rw    dstate:  array<f32>, [cells][C], added to
 //   3 storage rw    dpercep: array<f32>, [K*S][C][cells], overwritten
-
-struct ConcatParams {
-    cells: u32,
-    channels: u32,
-    kernels: u32,
-    bits: u32,
-}
 
 @group(0) @binding(0) var<uniform> p: ConcatParams;
 @group(0) @binding(1) var<storage, read> duin: array<f32>;

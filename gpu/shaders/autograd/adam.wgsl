@@ -1,3 +1,4 @@
+// uses: params
 // autograd/adam.wgsl: one Adam or AdamW step in place, as the CPU's
 // optim.Adam, from the constants of optim.AdamUpdate (computed in float64 on
 // the host):
@@ -14,21 +15,6 @@
 //   3 storage rw m: array<f32>, [n]
 //   4 storage rw v: array<f32>, [n]
 //   5 storage rw vmax: array<f32>, [n] (v again without AMSGrad: unused)
-
-struct AdamUpdateParams {
-    n: u32,
-    amsgrad: u32,
-    _pad0: u32,
-    _pad1: u32,
-    b1: f32,
-    b2: f32,
-    eps: f32,
-    decay: f32,
-    l2: f32,
-    step_size: f32,
-    sqrt_bc2: f32,
-    _pad2: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: AdamUpdateParams;
 @group(0) @binding(1) var<storage, read_write> p: array<f32>;

@@ -1,3 +1,4 @@
+// uses: nan, params
 // autograd/argreduce.wgsl: the index along one axis of the largest (op 0,
 // ArgMax) or smallest (op 1, ArgMin) element of src, viewed as [outer, n,
 // inner], written as a float32 into out [outer, 1, inner]: the first index
@@ -10,24 +11,12 @@
 //   1 storage rw out: array<f32>, [outer*inner]
 //   2 storage read src: array<f32>, [outer*n*inner]
 
-struct AxisParams {
-    outer: u32,
-    n: u32,
-    inner: u32,
-    op: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: AxisParams;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<storage, read> src: array<f32>;
 
 const OP_ArgMax: u32 = 0u;
 const OP_ArgMin: u32 = 1u;
-
-// isNaN tests the bits: a compiler may fold x != x away.
-fn isNaN(x: f32) -> bool {
-    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
-}
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

@@ -1,3 +1,4 @@
+// uses: broadcast, nan, params, pow
 // autograd/binary.wgsl: out[i] = op(a, b), the elementwise functions of two
 // operands (autograd.BinaryOps: arithmetic, Pow, Maximum and Minimum,
 // comparisons, and the masks of their gradients), both operands broadcast to
@@ -11,18 +12,6 @@
 //   1 storage rw out: array<f32>, [n]
 //   2 storage read a: array<f32>
 //   3 storage read b: array<f32>
-
-struct EwParams {
-    n: u32,
-    ndim: u32,
-    op: u32,
-    _pad0: u32,
-    p0: f32,
-    p1: f32,
-    _pad1: u32,
-    _pad2: u32,
-    st: array<vec4<u32>, 8>,
-}
 
 @group(0) @binding(0) var<uniform> params: EwParams;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
@@ -44,49 +33,6 @@ const OP_Eq: u32 = 11u;
 const OP_MaximumShare: u32 = 12u;
 const OP_MinimumShare: u32 = 13u;
 const OP_ExtremeMask: u32 = 14u;
-
-// dimOf returns entry k of row row of params.st: row 0 is the output
-// shape, rows 1, 2 and 3 the strides of the operands.
-fn dimOf(row: u32, k: u32) -> u32 {
-    return params.st[2u * row + k / 4u][k % 4u];
-}
-
-// offsetOf returns the storage offset of output element i in the operand
-// whose strides are row row (0 along a broadcast axis).
-fn offsetOf(i: u32, row: u32) -> u32 {
-    var rem = i;
-    var off = 0u;
-    for (var d = i32(params.ndim) - 1; d >= 0; d--) {
-        let len = dimOf(0u, u32(d));
-        off += (rem % len) * dimOf(row, u32(d));
-        rem /= len;
-    }
-    return off;
-}
-
-// isNaN tests the bits: a compiler may fold x != x away.
-fn isNaN(x: f32) -> bool {
-    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
-}
-
-// powf is math.Pow in float32: exp2(p·log2|x|), with the sign of a
-// negative base raised to an odd integer, NaN for a negative base and a
-// fractional power, and x⁰ = 1ˣ = 1 for every x.
-fn powf(x: f32, p: f32) -> f32 {
-    if (p == 0.0 || x == 1.0) {
-        return 1.0;
-    }
-    var r = exp2(p * log2(abs(x)));
-    if (x < 0.0) {
-        if (fract(p) != 0.0) {
-            return bitcast<f32>(0x7fc00000u);
-        }
-        if (fract(p * 0.5) != 0.0) {
-            r = -r;
-        }
-    }
-    return r;
-}
 
 fn truth(c: bool) -> f32 {
     return select(0.0, 1.0, c);

@@ -1,3 +1,4 @@
+// uses: nan, params
 // autograd/reduce.wgsl: the reduction of src along one axis, viewed as
 // [outer, n, inner], into out [outer, 1, inner]: a sum, a maximum or a
 // minimum (op 0, 1, 2: reduceCodes in Go). One invocation per output
@@ -11,13 +12,6 @@
 //   1 storage rw out: array<f32>, [outer*inner]
 //   2 storage read src: array<f32>, [outer*n*inner]
 
-struct AxisParams {
-    outer: u32,
-    n: u32,
-    inner: u32,
-    op: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: AxisParams;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<storage, read> src: array<f32>;
@@ -25,11 +19,6 @@ struct AxisParams {
 const OP_Sum: u32 = 0u;
 const OP_Max: u32 = 1u;
 const OP_Min: u32 = 2u;
-
-// isNaN tests the bits: a compiler may fold x != x away.
-fn isNaN(x: f32) -> bool {
-    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
-}
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

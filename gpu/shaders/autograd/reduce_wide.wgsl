@@ -1,3 +1,4 @@
+// uses: nan, params
 // autograd/reduce_wide.wgsl: reduce.wgsl for long axes. One workgroup per
 // output element: invocation k combines elements k, k+64, k+128, ... of
 // the slice in order, then the 64 partial results are combined pairwise in
@@ -13,13 +14,6 @@
 //   1 storage rw out: array<f32>, [outer*inner]
 //   2 storage read src: array<f32>, [outer*n*inner]
 
-struct AxisParams {
-    outer: u32,
-    n: u32,
-    inner: u32,
-    op: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: AxisParams;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<storage, read> src: array<f32>;
@@ -29,11 +23,6 @@ const OP_Max: u32 = 1u;
 const OP_Min: u32 = 2u;
 
 var<workgroup> part: array<f32, 64>;
-
-// isNaN tests the bits: a compiler may fold x != x away.
-fn isNaN(x: f32) -> bool {
-    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
-}
 
 // combine folds v into acc by the op.
 fn combine(op: u32, acc: f32, v: f32) -> f32 {

@@ -1,3 +1,4 @@
+// uses: params
 // autograd/sgd.wgsl: one SGD step in place, as torch.optim.SGD (and the
 // CPU's optim.SGD):
 //   d = g + wd*p
@@ -12,17 +13,6 @@
 //   1 storage rw p: array<f32>, [n]
 //   2 storage read g: array<f32>, [n]
 //   3 storage rw b: array<f32>, [n] (p again without momentum: unused)
-
-struct SGDParams {
-    n: u32,
-    mode: u32,
-    first: u32,
-    _pad0: u32,
-    lr: f32,
-    momentum: f32,
-    dampening: f32,
-    wd: f32,
-}
 
 @group(0) @binding(0) var<uniform> params: SGDParams;
 @group(0) @binding(1) var<storage, read_write> p: array<f32>;

@@ -1,3 +1,4 @@
+// uses: nan, params
 // autograd/softmax.wgsl: the softmax (op 0) or log-softmax (op 1) of src
 // along one axis, viewed as [outer, n, inner], shifted by the slice's
 // maximum as on the CPU (by 0 when the maximum is infinite, so that all -Inf
@@ -9,21 +10,9 @@
 //   1 storage rw out: array<f32>, [outer*n*inner]
 //   2 storage read src: array<f32>, [outer*n*inner]
 
-struct AxisParams {
-    outer: u32,
-    n: u32,
-    inner: u32,
-    op: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: AxisParams;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<storage, read> src: array<f32>;
-
-// isNaN tests the bits: a compiler may fold x != x away.
-fn isNaN(x: f32) -> bool {
-    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
-}
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

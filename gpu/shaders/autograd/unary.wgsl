@@ -1,3 +1,4 @@
+// uses: nan, params, pow
 // autograd/unary.wgsl: out[i] = op(x[i]), the elementwise functions of one
 // operand (autograd.UnaryOps) with their constants p0 and p1 (AddScalar's
 // s, Clamp's lo and hi, ...). The op codes are the OP_ constants, mirrored
@@ -9,18 +10,6 @@
 //   0 uniform EwParams (Go: ewParams); n, op, p0, p1
 //   1 storage rw out: array<f32>, [n]
 //   2 storage read x: array<f32>, [n]
-
-struct EwParams {
-    n: u32,
-    ndim: u32,
-    op: u32,
-    _pad0: u32,
-    p0: f32,
-    p1: f32,
-    _pad1: u32,
-    _pad2: u32,
-    st: array<vec4<u32>, 8>,
-}
 
 @group(0) @binding(0) var<uniform> params: EwParams;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
@@ -60,30 +49,6 @@ const OP_Clamp: u32 = 29u;
 const LN10: f32 = 2.302585092994046;
 const SQRT_2_OVER_PI: f32 = 0.7978845608028654;
 const GELU_COEFF: f32 = 0.044715;
-
-// isNaN tests the bits: a compiler may fold x != x away.
-fn isNaN(x: f32) -> bool {
-    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
-}
-
-// powf is math.Pow in float32: exp2(p·log2|x|), with the sign of a
-// negative base raised to an odd integer, NaN for a negative base and a
-// fractional power, and x⁰ = 1ˣ = 1 for every x.
-fn powf(x: f32, p: f32) -> f32 {
-    if (p == 0.0 || x == 1.0) {
-        return 1.0;
-    }
-    var r = exp2(p * log2(abs(x)));
-    if (x < 0.0) {
-        if (fract(p) != 0.0) {
-            return bitcast<f32>(0x7fc00000u);
-        }
-        if (fract(p * 0.5) != 0.0) {
-            r = -r;
-        }
-    }
-    return r;
-}
 
 // tanhf is tanh, exact at ±Inf (tanh through exponentials overflows there).
 fn tanhf(v: f32) -> f32 {
