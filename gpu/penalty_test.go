@@ -46,6 +46,25 @@ func cpuPenalised(t *testing.T, s bptt.Setup, b *bptt.Batch, w float64) (float64
 	return loss, out
 }
 
+// checkPenalised runs one iteration of e, a GPU engine training s.Model, on
+// b with the penalty of weight w and checks its loss (the paper's) and its
+// logit gradients against the CPU engine's, which it returns, within the
+// tolerances of TestEngineMatchesCPU's six steps.
+func checkPenalised(t *testing.T, e *gpu.Engine, s bptt.Setup, b *bptt.Batch, w float64) [][]float64 {
+	t.Helper()
+	wantLoss, want := cpuPenalised(t, s, b, w)
+	e.SetStatePenalty(w)
+	loss, err := e.Iterate(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(loss-wantLoss) > 1e-3*math.Max(1, wantLoss) {
+		t.Errorf("%dx%d grid: loss gpu %v, cpu %v (the paper's loss, without the penalty)", b.Height, b.Width, loss, wantLoss)
+	}
+	compareGradients(t, e, layerNames(s.Model), want, 1e-3)
+	return want
+}
+
 // TestEnginePenaltyMatchesCPU: with the state penalty on (weight 0.3), the
 // GPU engine reports the CPU engine's loss (the paper's) and steps with its
 // logit gradients, synchronous and asynchronous, within the tolerance of
@@ -67,22 +86,11 @@ func TestEnginePenaltyMatchesCPU(t *testing.T) {
 			s, _, b := checkerboard(t, 5, 6, 6, 0)
 			s.Async = c.async
 			s.Model.Config.Boundary = c.boundary
-			wantLoss, want := cpuPenalised(t, s, b, weight)
+			want := checkPenalised(t, newEngine(t, s), s, b, weight)
 			_, paper := cpuPenalised(t, s, b, 0)
 			if !differ(want, paper, 1e-2) {
 				t.Fatal("the CPU's penalised gradients are within 1% of the paper's: the penalty is too small to test")
 			}
-
-			e := newEngine(t, s)
-			e.SetStatePenalty(weight)
-			loss, err := e.Iterate(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if math.Abs(loss-wantLoss) > 1e-3*math.Max(1, wantLoss) {
-				t.Errorf("loss: gpu %v, cpu %v (the paper's loss, without the penalty)", loss, wantLoss)
-			}
-			compareGradients(t, e, layerNames(s.Model), want, 1e-3)
 
 			plain, off := newEngine(t, s), newEngine(t, s)
 			off.SetStatePenalty(0)
@@ -212,4 +220,23 @@ func TestTrainStatePenaltyOnGPU(t *testing.T) {
 			t.Errorf("iteration %d: soft loss gpu %v, cpu %v", i+1, g, w)
 		}
 	}
+}
+
+// TestEnginePenaltyReshapes: a batch of another grid size rebuilds the
+// engine's programs, the penalty's dispatches and uniforms with them, and
+// the penalised gradients still match the CPU's.
+func TestEnginePenaltyReshapes(t *testing.T) {
+	s, _, b := checkerboard(t, 5, 6, 3, 0)
+	e := newEngine(t, s)
+	e.SetStatePenalty(0.3)
+	if _, err := e.Iterate(b); err != nil {
+		t.Fatal(err)
+	}
+	small, _, b2 := checkerboard(t, 3, 4, 3, 0)
+	m, err := e.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	small.Model = m // continue from the trained logits
+	checkPenalised(t, e, small, b2, 0.1)
 }
