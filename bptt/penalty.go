@@ -26,7 +26,7 @@ func (e *CPU) penalisedLoss(init, target *autograd.Tensor, fireSeed uint64, work
 	var penalty *autograd.Tensor
 	after := func(t int, state *autograd.Tensor) *autograd.Tensor {
 		if t < steps {
-			p := autograd.Sum(autograd.Mul(state, autograd.RSubScalar(state, 1)), false)
+			p := StatePenalty(state)
 			if penalty == nil {
 				penalty = p
 			} else {
@@ -42,4 +42,12 @@ func (e *CPU) penalisedLoss(init, target *autograd.Tensor, fireSeed uint64, work
 		total = autograd.Add(loss, autograd.MulScalar(penalty, e.statePenalty))
 	}
 	return loss, total.Backward()
+}
+
+// StatePenalty is the state penalty of one state, unweighted: the sum of
+// x(1-x) over its values (0 only on bits), as a scalar in state's graph.
+// The GPU engine's kernel (gpu's state_penalty_grad.wgsl) is held to its
+// gradient.
+func StatePenalty(state *autograd.Tensor) *autograd.Tensor {
+	return autograd.Sum(autograd.Mul(state, autograd.RSubScalar(state, 1)), false)
 }

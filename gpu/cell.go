@@ -103,3 +103,12 @@ func (p *Program) Loss(loss, dstate, weight, state, target *Buffer, g Grid) erro
 	need("Loss", loss, 1)
 	return p.DispatchGroups("loss.wgsl", 1, cellParamsOf(g), weight, state, target, dstate, loss)
 }
+
+// StatePenaltyGrad records state_penalty_grad.wgsl: adds the state
+// penalty's gradient weight*(1-2x) to the first n elements of dstate, x
+// those of state.
+func (p *Program) StatePenaltyGrad(dstate, state *Buffer, n int, weight float32) error {
+	need("StatePenaltyGrad", state, n)
+	need("StatePenaltyGrad", dstate, n)
+	return p.Dispatch("state_penalty_grad.wgsl", n, penaltyParams{N: uint32(n), Weight: weight}, state, dstate)
+}

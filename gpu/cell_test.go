@@ -159,3 +159,23 @@ func TestLoss(t *testing.T) {
 		closeTo(t, "Loss gradient", d, wantD, 1e-6)
 	})
 }
+
+// TestStatePenaltyGrad: the penalty's gradient, weight*(1-2x) per value,
+// added to the gradient already there (a grid-stride loop's worth of values
+// and more).
+func TestStatePenaltyGrad(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n, weight = 5000, 0.3
+	state, dstate := randSlice(rng, n, 0, 1), randSlice(rng, n, -1, 1)
+	want := make([]float64, n)
+	for i, x := range state {
+		want[i] = float64(dstate[i]) + weight*(1-2*float64(x))
+	}
+	forEachKernels(t, func(t *testing.T, k Kernels) {
+		got, err := k.StatePenaltyGrad(state, dstate, weight)
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeTo(t, "StatePenaltyGrad", got, want, 1e-6)
+	})
+}

@@ -154,6 +154,20 @@ func (CPU) Loss(weight, state, target []float32, g Grid) (float32, []float32, er
 	return float32(loss.Item()), s.Grad().Data32(), nil
 }
 
+// StatePenaltyGrad is the gradient of weight times bptt.StatePenalty (the
+// CPU engine's penalty) added to dstate.
+func (CPU) StatePenaltyGrad(state, dstate []float32, weight float32) ([]float32, error) {
+	s := autograd.New(slices.Clone(state), len(state)).SetRequiresGrad(true)
+	if err := autograd.MulScalar(bptt.StatePenalty(s), float64(weight)).Backward(); err != nil {
+		return nil, fmt.Errorf("gpu: CPU StatePenaltyGrad: %v", err)
+	}
+	out := s.Grad().Data32()
+	for i, d := range dstate {
+		out[i] += d
+	}
+	return out, nil
+}
+
 func to32(s []float64) []float32 {
 	out := make([]float32, len(s))
 	for i, v := range s {

@@ -24,11 +24,12 @@ type Options struct {
 	Log io.Writer
 }
 
-// Engine trains a DiffLogic CA on the device: it implements bptt.Engine.
-// Every activation of the rollout stays on the device (cached-activation
-// BPTT); an iteration is two submissions, the forward phase (coefficients,
-// T steps, loss) and the backward phase (T steps back, logit gradients,
-// clipping, AdamW), and only the loss comes back to the host.
+// Engine trains a DiffLogic CA on the device: it implements bptt.Engine
+// and bptt.StatePenaltyEngine (penalty.go). Every activation of the rollout
+// stays on the device (cached-activation BPTT); an iteration is two
+// submissions, the forward phase (coefficients, T steps, loss) and the
+// backward phase (T steps back, logit gradients, clipping, AdamW), and only
+// the loss comes back to the host.
 type Engine struct {
 	setup     bptt.Setup
 	opts      Options
@@ -39,6 +40,7 @@ type Engine struct {
 	g         *Gates
 	opt       *AdamW
 	r         *rollout // buffers and programs for the current grid shape
+	penalty   float64  // the state penalty's weight (SetStatePenalty), 0 for none
 }
 
 var _ bptt.Engine = (*Engine)(nil)
@@ -199,6 +201,9 @@ func (e *Engine) Iterate(b *bptt.Batch) (float64, error) {
 	if err := e.shape(b.Height, b.Width); err != nil {
 		return 0, err
 	}
+	if err := e.preparePenalty(); err != nil { // penalty.go
+		return 0, err
+	}
 	r := e.r
 	target := make([]float32, cells*c)
 	for cell := range cells {
@@ -229,7 +234,8 @@ func (e *Engine) Iterate(b *bptt.Batch) (float64, error) {
 
 // Dispatches returns the kernel dispatches and command submissions of one
 // Iterate at the current grid shape: the forward and the backward program,
-// one submission each (0, 0 before the first Iterate).
+// one submission each. The backward program is the last Iterate's: the
+// state penalty's T-1 dispatches count once an Iterate has added it.
 func (e *Engine) Dispatches() (dispatches, submissions int) {
 	if e.r == nil {
 		return 0, 0

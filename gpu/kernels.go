@@ -46,6 +46,9 @@ type Kernels interface {
 	// Loss returns sum weight[c]*(state-target)^2 and its gradient; the
 	// weights are 1 on the loss channels and 0 elsewhere.
 	Loss(weight, state, target []float32, g Grid) (loss float32, dstate []float32, err error)
+	// StatePenaltyGrad returns dstate plus the gradient of weight times the
+	// state penalty, the sum of x(1-x) over state.
+	StatePenaltyGrad(state, dstate []float32, weight float32) ([]float32, error)
 
 	TensorKernels
 }
@@ -332,4 +335,15 @@ func (k GPU) Loss(weight, state, target []float32, g Grid) (float32, []float32, 
 		return 0, nil, s.err
 	}
 	return loss[0], dstate, nil
+}
+
+// StatePenaltyGrad runs state_penalty_grad.wgsl.
+func (k GPU) StatePenaltyGrad(state, dstate []float32, weight float32) ([]float32, error) {
+	s := k.start()
+	defer s.close()
+	bs, bd := s.in("state", state, 0), s.in("dstate", dstate, 0)
+	if s.err == nil {
+		s.record(s.p.StatePenaltyGrad(bd, bs, len(state), weight))
+	}
+	return s.read(bd, len(state)), s.err
 }

@@ -29,6 +29,14 @@ type clipParams struct {
 	_     [2]uint32
 }
 
+// penaltyParams mirrors PenaltyParams (declared in shaders/lib/params.wgsl),
+// the uniform of state_penalty_grad.wgsl.
+type penaltyParams struct {
+	N      uint32
+	Weight float32
+	_      [2]uint32
+}
+
 // gridParams mirrors GridParams (declared in shaders/lib/params.wgsl), the
 // uniform of perception_gather.wgsl and perception_gather_backward.wgsl.
 type gridParams struct {

@@ -14,6 +14,7 @@ var uniformStructs = map[string]any{
 	"CountParams":      countParams{},
 	"GateParams":       gateParams{},
 	"ClipParams":       clipParams{},
+	"PenaltyParams":    penaltyParams{},
 	"GridParams":       gridParams{},
 	"ConcatParams":     concatParams{},
 	"CellParams":       cellParams{},

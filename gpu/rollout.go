@@ -1,6 +1,10 @@
 package gpu
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cogentcore/webgpu/wgpu"
+)
 
 // rollout holds the buffers of one grid shape: every step's activations
 // (kept for the backward pass), the gradient scratch buffers (reused by
@@ -26,6 +30,13 @@ type rollout struct {
 
 	forward  *Program // coefficients, T steps, loss
 	backward *Program // T steps back, logit gradients, clipping, AdamW
+
+	// penalised says whether backward adds the state penalty's gradient
+	// (penalty.go), of weight penaltyWeight, the value in the uniforms of
+	// its penaltyUniforms dispatches.
+	penalised       bool
+	penaltyWeight   float32
+	penaltyUniforms []*wgpu.Buffer
 }
 
 func (r *rollout) release() {
@@ -144,10 +155,13 @@ func (e *Engine) recordForward(p *Program) error {
 }
 
 // recordBackward: T steps back from the loss gradient, accumulating the
-// four per-gate sums; then the logit gradients, clipping and AdamW.
+// four per-gate sums, and, while the state penalty is on, adding its
+// gradient to each intermediate state's; then the logit gradients, clipping
+// and AdamW.
 func (e *Engine) recordBackward(p *Program) error {
 	r, g := e.r, e.r.grid
 	np, nl := len(e.m.Perception), len(e.layers)
+	r.penalised, r.penaltyWeight, r.penaltyUniforms = e.penalty > 0, float32(e.penalty), nil
 	p.Clear(e.g.Sums)
 	p.Clear(e.g.Grads)
 	var errs []error
@@ -169,6 +183,9 @@ func (e *Engine) recordBackward(p *Program) error {
 					p.GateBackwardInput(r.gnb, x, r.gy[i], l, e.g, d.Rows, d.SharedInput),
 					p.PerceptionGatherBackward(dcur, r.gnb, g))
 			}
+		}
+		if r.penalised && t > 0 { // dcur is now the whole gradient of state[t] but the penalty's
+			errs = append(errs, e.recordStatePenalty(p, dcur, t))
 		}
 	}
 	n := 16 * e.g.N

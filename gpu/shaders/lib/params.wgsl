@@ -12,6 +12,15 @@ struct ClipParams {
     _pad1: u32,
 }
 
+// PenaltyParams (Go: penaltyParams, in params.go), the uniform of
+// state_penalty_grad.wgsl.
+struct PenaltyParams {
+    n: u32,
+    weight: f32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
 // ConvParams (Go: convParams, in tensor_params.go), the uniform of
 // col2im.wgsl, im2col.wgsl.
 struct ConvParams {
