@@ -92,20 +92,42 @@ func gifFrames(n, limit int) []int {
 
 // saveLossPlot draws the soft and hard loss of every iteration as a PNG
 // (lossPlot).
-func saveLossPlot(path, title string, metrics []bptt.Metrics) error {
-	p, err := lossPlot(title, metrics)
+func saveLossPlot(path, title string, metrics []bptt.Metrics, changes ...methodChange) error {
+	p, err := lossPlot(title, metrics, changes...)
 	if err != nil {
 		return fmt.Errorf("loss plot: %w", err)
 	}
 	return savePlot(path, p, 16*vg.Centimeter, 10*vg.Centimeter)
 }
 
+// methodChange is an iteration from which a run trains with a change to
+// the paper's method, and what the change is.
+type methodChange struct {
+	iteration int
+	what      string
+}
+
+// methodChanges returns run r's changes to the paper's method
+// (straight-through, the state penalty), so that its loss plot shows where
+// each starts: the soft loss jumps there.
+func methodChanges(r runRecord) []methodChange {
+	var cs []methodChange
+	if c := r.Config; c != nil && c.StraightThroughFrom > 0 {
+		cs = append(cs, methodChange{c.StraightThroughFrom, "straight-through"})
+	}
+	if c := r.Config; c != nil && c.StatePenalty > 0 {
+		cs = append(cs, methodChange{max(c.StatePenaltyFrom, 1), fmt.Sprintf("state penalty %g", c.StatePenalty)})
+	}
+	return cs
+}
+
 // lossPlot plots the soft and hard loss of every iteration on a
 // logarithmic loss axis (lossTicks), and marks the first iteration whose
-// hard loss is 0 with a vertical line. A loss of 0 has no place on a
-// logarithmic axis: the hard loss's line breaks where it is 0. With no
-// loss above 0 at all the axis is linear.
-func lossPlot(title string, metrics []bptt.Metrics) (*plot.Plot, error) {
+// hard loss is 0 with a vertical line, and each change to the method
+// with a dotted one. A loss of 0 has no place on a logarithmic axis: the
+// hard loss's line breaks where it is 0. With no loss above 0 at all the
+// axis is linear.
+func lossPlot(title string, metrics []bptt.Metrics, changes ...methodChange) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "iteration"
@@ -150,6 +172,17 @@ func lossPlot(title string, metrics []bptt.Metrics) (*plot.Plot, error) {
 		mark.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(mark)
 		p.Legend.Add(fmt.Sprintf("hard loss first 0 (iteration %d)", first), mark)
+	}
+	for _, c := range changes {
+		mark, err := plotter.NewLine(plotter.XYs{{X: float64(c.iteration), Y: lo}, {X: float64(c.iteration), Y: hi}})
+		if err != nil {
+			return nil, err
+		}
+		mark.Color = color.RGBA{R: 110, G: 110, B: 110, A: 255}
+		mark.Width = vg.Points(1)
+		mark.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
+		p.Add(mark)
+		p.Legend.Add(fmt.Sprintf("%s from iteration %d", c.what, c.iteration), mark)
 	}
 	p.Add(plotter.NewGrid())
 	p.Legend.Left = true // losses fall: the bottom left stays empty

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/experiments"
 	"github.com/dlca/dlca/gates"
 )
 
@@ -191,5 +192,41 @@ func TestLossTicks(t *testing.T) {
 		if got := labels(c.lo, c.hi); !slices.Equal(got, c.want) {
 			t.Errorf("ticks of [%v, %v] labelled %v, want %v", c.lo, c.hi, got, c.want)
 		}
+	}
+}
+
+// TestLossPlotMarksMethodChanges: a run trained with a change to the
+// paper's method gets a mark where each change starts (the state penalty
+// from iteration 1 when state_penalty_from is left out), the paper's
+// method none, and the marks are drawn.
+func TestLossPlotMarksMethodChanges(t *testing.T) {
+	r := runRecord{Config: &experiments.Config{StraightThroughFrom: 2000, StatePenalty: 0.01, StatePenaltyFrom: 3001}}
+	want := []methodChange{{2000, "straight-through"}, {3001, "state penalty 0.01"}}
+	if got := methodChanges(r); !slices.Equal(got, want) {
+		t.Errorf("changes %v, want %v", got, want)
+	}
+	r.Config = &experiments.Config{StatePenalty: 0.5}
+	if got := methodChanges(r); !slices.Equal(got, []methodChange{{1, "state penalty 0.5"}}) {
+		t.Errorf("penalty without a first iteration: changes %v, want it from iteration 1", got)
+	}
+	for _, c := range []*experiments.Config{nil, {}} {
+		if got := methodChanges(runRecord{Config: c}); len(got) != 0 {
+			t.Errorf("the paper's method (config %v): changes %v, want none", c, got)
+		}
+	}
+	var ms []bptt.Metrics
+	for i := range 100 {
+		ms = append(ms, bptt.Metrics{Iteration: i + 1, SoftLoss: 100 / float64(i+1), HardLoss: 50})
+	}
+	dir := t.TempDir()
+	plain, marked := filepath.Join(dir, "plain.png"), filepath.Join(dir, "marked.png")
+	if err := saveLossPlot(plain, "t", ms); err != nil {
+		t.Fatal(err)
+	}
+	if err := saveLossPlot(marked, "t", ms, methodChange{60, "state penalty 0.01"}); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := mustRead(t, plain), mustRead(t, marked); slices.Equal(a, b) {
+		t.Error("the plot with a change to the method is the plot without it")
 	}
 }

@@ -351,7 +351,7 @@ func writeOutputs(ctx context.Context, dir string, e *experiments.Experiment, m 
 		return err
 	}
 	title := fmt.Sprintf("%s, seed %d, wiring seed %d", e.Name, rec.Seed, rec.WiringSeed)
-	if err := saveLossPlot(filepath.Join(dir, "loss.png"), title, rec.Metrics); err != nil {
+	if err := saveLossPlot(filepath.Join(dir, "loss.png"), title, rec.Metrics, methodChanges(*rec)...); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
