@@ -194,15 +194,25 @@ func (m MemoryEstimate) Check(s Setup, limit int64, source string) error {
 }
 
 // CheckMemory refuses, with a suggestion, a CPU run of setup on a height x
-// width grid whose estimated memory exceeds Limit(maxMemory).
+// width grid whose estimated memory exceeds Limit(maxMemory). A run that
+// adds the state penalty (run.StatePenalty) is estimated keeping every
+// step's activations, as the penalised iterations do (penalty.go), whatever
+// setup.Recompute says.
 // The estimate holds under SetGC, which the caller sets.
-func CheckMemory(s Setup, height, width int, maxMemory string) error {
+func CheckMemory(s Setup, run Run, height, width int, maxMemory string) error {
 	limit, source, err := Limit(maxMemory)
 	if err != nil {
 		return err
 	}
 	if limit == 0 {
 		return nil // nothing to compare with (not Linux); training will tell
+	}
+	if run.StatePenalty > 0 {
+		s.Recompute = s.Steps // one segment of every step: all kept
+		if m := EstimateMemory(s, height, width); m.Total > limit {
+			return fmt.Errorf("bptt: training with the state penalty, which keeps every step's activations, needs about %s but %s is %s: free some memory, or raise -max-memory if the limit is wrong", m, source, FormatBytes(limit))
+		}
+		return nil
 	}
 	return EstimateMemory(s, height, width).Check(s, limit, source)
 }

@@ -98,7 +98,7 @@ func liveApp(ctx context.Context, f *cli.Flags, opt viewer.Options, note *string
 		return nil, "", err
 	}
 	setup := e.Setup(m)
-	if err := f.Long.Prepare(&setup, e.Model.Height, e.Model.Width); err != nil {
+	if err := f.Long.Prepare(&setup, e.Run(), e.Model.Height, e.Model.Width); err != nil {
 		return nil, "", err
 	}
 	eng, device, err := gpu.SelectEngine(f.Long.Device, setup, stderr)

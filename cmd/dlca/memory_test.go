@@ -38,3 +38,19 @@ func TestTrainRefusalNamesRealFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainRefusalCountsTheStatePenalty: with the state penalty a run keeps
+// every step's activations whatever -recompute says, so the memory check
+// counts them (the checkerboard: about 220 MiB, where recomputing step by
+// step it needs about 20) and suggests no -recompute, which would not help.
+func TestTrainRefusalCountsTheStatePenalty(t *testing.T) {
+	out := t.TempDir()
+	base := []string{"train", "-experiment", "checkerboard", "-iterations", "1", "-out", out, "-max-memory", "64MiB"}
+	if code, _, msg := runCmd(append(base, "-set", "state_penalty=0.01", "-set", "state_penalty_from=1")...); code != 1 ||
+		!strings.Contains(msg, "with the state penalty, which keeps every step's activations") || strings.Contains(msg, "-recompute") {
+		t.Errorf("with the penalty: exit %d, %s; want a refusal counting every step, suggesting no -recompute", code, msg)
+	}
+	if code, _, msg := runCmd(base...); code != 0 {
+		t.Errorf("without the penalty the same run fits in 64 MiB: exit %d, %s", code, msg)
+	}
+}

@@ -99,7 +99,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		m = resumed.Model
 	}
 	setup := e.Setup(m)
-	if err := long.Prepare(&setup, e.Model.Height, e.Model.Width); err != nil {
+	if err := long.Prepare(&setup, e.Run(), e.Model.Height, e.Model.Width); err != nil {
 		return err
 	}
 	eng, chosen, err := selectEngine(long.Device, setup, stderr)

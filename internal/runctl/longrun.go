@@ -94,10 +94,10 @@ func (o *LongRun) checkFlags() error {
 // refuses, with a suggestion, a run whose estimated memory exceeds
 // -max-memory or the memory this process may take (bptt.MemoryLimit: the
 // available memory, or the room under the container's limit if less).
-func (o *LongRun) Prepare(setup *bptt.Setup, height, width int) error {
+func (o *LongRun) Prepare(setup *bptt.Setup, run bptt.Run, height, width int) error {
 	setup.Recompute = o.Recompute
 	bptt.SetGC() // the setting the estimate counts on
-	return bptt.CheckMemory(*setup, height, width, o.MaxMemory)
+	return bptt.CheckMemory(*setup, run, height, width, o.MaxMemory)
 }
 
 // CheckpointPath is the file checkpoints go to.
