@@ -100,27 +100,6 @@ func saveLossPlot(path, title string, metrics []bptt.Metrics, changes ...methodC
 	return savePlot(path, p, 16*vg.Centimeter, 10*vg.Centimeter)
 }
 
-// methodChange is an iteration from which a run trains with a change to
-// the paper's method, and what the change is.
-type methodChange struct {
-	iteration int
-	what      string
-}
-
-// methodChanges returns run r's changes to the paper's method
-// (straight-through, the state penalty), so that its loss plot shows where
-// each starts: the soft loss jumps there.
-func methodChanges(r runRecord) []methodChange {
-	var cs []methodChange
-	if c := r.Config; c != nil && c.StraightThroughFrom > 0 {
-		cs = append(cs, methodChange{c.StraightThroughFrom, "straight-through"})
-	}
-	if c := r.Config; c != nil && c.StatePenalty > 0 {
-		cs = append(cs, methodChange{max(c.StatePenaltyFrom, 1), fmt.Sprintf("state penalty %g", c.StatePenalty)})
-	}
-	return cs
-}
-
 // lossPlot plots the soft and hard loss of every iteration on a
 // logarithmic loss axis (lossTicks), and marks the first iteration whose
 // hard loss is 0 with a vertical line, and each change to the method

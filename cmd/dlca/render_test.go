@@ -201,12 +201,12 @@ func TestLossTicks(t *testing.T) {
 // method none, and the marks are drawn.
 func TestLossPlotMarksMethodChanges(t *testing.T) {
 	r := runRecord{Config: &experiments.Config{StraightThroughFrom: 2000, StatePenalty: 0.01, StatePenaltyFrom: 3001}}
-	want := []methodChange{{2000, "straight-through"}, {3001, "state penalty 0.01"}}
+	want := []methodChange{{2000, "straight-through", "straight"}, {3001, "state penalty 0.01", "penalty0.01from"}}
 	if got := methodChanges(r); !slices.Equal(got, want) {
 		t.Errorf("changes %v, want %v", got, want)
 	}
 	r.Config = &experiments.Config{StatePenalty: 0.5}
-	if got := methodChanges(r); !slices.Equal(got, []methodChange{{1, "state penalty 0.5"}}) {
+	if got := methodChanges(r); !slices.Equal(got, []methodChange{{1, "state penalty 0.5", "penalty0.5from"}}) {
 		t.Errorf("penalty without a first iteration: changes %v, want it from iteration 1", got)
 	}
 	for _, c := range []*experiments.Config{nil, {}} {
@@ -223,7 +223,7 @@ func TestLossPlotMarksMethodChanges(t *testing.T) {
 	if err := saveLossPlot(plain, "t", ms); err != nil {
 		t.Fatal(err)
 	}
-	if err := saveLossPlot(marked, "t", ms, methodChange{60, "state penalty 0.01"}); err != nil {
+	if err := saveLossPlot(marked, "t", ms, methodChange{60, "state penalty 0.01", "penalty0.01from"}); err != nil {
 		t.Fatal(err)
 	}
 	if a, b := mustRead(t, plain), mustRead(t, marked); slices.Equal(a, b) {

@@ -184,20 +184,41 @@ func streamOf(r runRecord) string {
 	return cmp.Or(r.Config.RNG, dlca.StreamPCG)
 }
 
+// methodChange is an iteration from which a run trains with a change to
+// the paper's method: what the change is, in words and in a file name.
+type methodChange struct {
+	iteration int
+	what      string
+	slug      string
+}
+
+// methodChanges returns run r's changes to the paper's method
+// (straight-through, the state penalty), the one place that reads them for
+// the page's labels, the pictures' names and the loss plot's marks.
+func methodChanges(r runRecord) []methodChange {
+	c := r.Config
+	if c == nil {
+		return nil
+	}
+	var cs []methodChange
+	if c.StraightThroughFrom > 0 {
+		cs = append(cs, methodChange{c.StraightThroughFrom, "straight-through", "straight"})
+	}
+	if c.StatePenalty > 0 {
+		from := max(c.StatePenaltyFrom, 1)
+		cs = append(cs, methodChange{from, fmt.Sprintf("state penalty %g", c.StatePenalty), fmt.Sprintf("penalty%gfrom", c.StatePenalty)})
+	}
+	return cs
+}
+
 // labelOf names run r's experiment in the page's rows: its name, with the
-// change to the paper's method it trained with, if any (straight-through
+// changes to the paper's method it trained with, if any (straight-through
 // from an iteration, a state penalty), so that such runs are never counted
 // as the paper's.
 func labelOf(r runRecord) string {
 	label := r.Experiment
-	if r.Config == nil {
-		return label
-	}
-	if c := r.Config; c.StraightThroughFrom > 0 {
-		label += fmt.Sprintf(", straight-through from %d", c.StraightThroughFrom)
-	}
-	if c := r.Config; c.StatePenalty > 0 {
-		label += fmt.Sprintf(", state penalty %g from %d", c.StatePenalty, max(c.StatePenaltyFrom, 1))
+	for _, c := range methodChanges(r) {
+		label += fmt.Sprintf(", %s from %d", c.what, c.iteration)
 	}
 	return label
 }
@@ -205,17 +226,14 @@ func labelOf(r runRecord) string {
 // picturePrefix starts the names of run r's pictures: the experiment and
 // seeds, the stream where it is not the default (so that the names of
 // pictures of runs from before the streams stay as they were), and the
-// change to the paper's method, if any.
+// changes to the paper's method, if any.
 func picturePrefix(r runRecord) string {
 	prefix := fmt.Sprintf("%s-seed%d-wiring%d", r.Experiment, r.Seed, r.WiringSeed)
 	if s := streamOf(r); s != dlca.StreamPCG {
 		prefix = r.Experiment + "-" + s + prefix[len(r.Experiment):]
 	}
-	if c := r.Config; c != nil && c.StraightThroughFrom > 0 {
-		prefix += fmt.Sprintf("-straight%d", c.StraightThroughFrom)
-	}
-	if c := r.Config; c != nil && c.StatePenalty > 0 {
-		prefix += fmt.Sprintf("-penalty%gfrom%d", c.StatePenalty, max(c.StatePenaltyFrom, 1))
+	for _, c := range methodChanges(r) {
+		prefix += fmt.Sprintf("-%s%d", c.slug, c.iteration)
 	}
 	return prefix
 }
