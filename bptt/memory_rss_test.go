@@ -19,8 +19,13 @@ const rssChildEnv = "DLCA_TEST_RSS_CHILD"
 
 // TestEstimateMemoryMatchesPeakRSS trains every experiment, with and
 // without gradient checkpointing, for a few iterations, each in a fresh
-// child process, and holds the peak resident set it predicts within 15% of
-// the child's (VmHWM). The estimate is what training adds to the process
+// child process, and holds the peak resident set it predicts to the
+// child's (VmHWM): at most 10% under it, at most 20% over. The bounds are
+// lopsided because the estimate decides whether to refuse a run: erring
+// high refuses a little early, erring low lets a run outgrow the machine.
+// The small experiments run one iteration and sit highest (1.12 to 1.15 for
+// checkerboard-async, run after run), as the runtime's share (RuntimeBytes)
+// is still growing then. The estimate is what training adds to the process
 // (Check compares it with the memory still available, which leaves out what
 // the process already holds), so the prediction is the child's resident set
 // before training (VmRSS, about 9 MiB) plus the estimate.
@@ -60,8 +65,8 @@ func TestEstimateMemoryMatchesPeakRSS(t *testing.T) {
 			ratio := float64(base+est) / float64(peak)
 			t.Logf("%-18s recompute %d: estimate %9s + %s before training = %9s, peak resident set %9s: %.2f (%d iterations)",
 				name, k, bptt.FormatBytes(est), bptt.FormatBytes(base), bptt.FormatBytes(base+est), bptt.FormatBytes(peak), ratio, iters)
-			if ratio < 0.85 || ratio > 1.15 {
-				t.Errorf("%s -recompute %d: predicted a peak resident set of %d bytes (%d + %d before training), measured %d: off by more than 15%%",
+			if ratio < 0.9 || ratio > 1.2 {
+				t.Errorf("%s -recompute %d: predicted a peak resident set of %d bytes (%d + %d before training), measured %d: under by more than 10%% or over by more than 20%%",
 					name, k, base+est, est, base, peak)
 			}
 		}
