@@ -15,6 +15,7 @@ import (
 	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/internal/jsonfile"
+	"github.com/dlca/dlca/internal/tomlerr"
 )
 
 // Config is an experiment as data: every setting of a run, as an experiment
@@ -207,7 +208,7 @@ func decode(data []byte, c *Config, source string) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		row, _ := de.Position()
-		msg := strings.TrimPrefix(de.Error(), "toml: ")
+		msg := tomlerr.Plain(de.Error())
 		if key := de.Key(); len(key) > 0 {
 			return fmt.Errorf("%s:%d: %s: %s", source, row, strings.Join(key, "."), msg)
 		}

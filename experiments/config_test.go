@@ -126,8 +126,12 @@ kind = "checkerboard"
 	}{
 		{"unknown key", base + "colour_bits = 3\n", []string{"f.toml:14: unknown key target.colour_bits"}},
 		{"unknown top key", strings.Replace(base, "batch = 1", "bacth = 1", 1), []string{"f.toml:8: unknown key bacth"}},
-		{"wrong type", strings.Replace(base, "steps = 4", `steps = "four"`, 1), []string{"f.toml:9: steps:", "string"}},
-		{"negative seed", base[:len("name = \"t\"\n")] + "seed = -1\n" + base[len("name = \"t\"\n"):], []string{"f.toml:2: seed:"}},
+		{"wrong type", strings.Replace(base, "steps = 4", `steps = "four"`, 1), []string{"f.toml:9: steps: want a whole number, not a string"}},
+		{"float for int", strings.Replace(base, "steps = 4", `steps = 4.5`, 1), []string{"f.toml:9: steps: want a whole number, not a float"}},
+		{"scalar for array", strings.Replace(base, "loss_channels = [0]", "loss_channels = 0", 1), []string{"f.toml:11: loss_channels: want an array of whole numbers ([a, b, ...]), not an integer"}},
+		{"number for bool", base[:len("name = \"t\"\n")] + "async = 1\n" + base[len("name = \"t\"\n"):], []string{"f.toml:2: async: want true or false, not an integer"}},
+		{"number for table", strings.Replace(base, "[target]\nkind = \"checkerboard\"\n", "target = 3\n", 1), []string{"f.toml:12: target: want a table"}},
+		{"negative seed", base[:len("name = \"t\"\n")] + "seed = -1\n" + base[len("name = \"t\"\n"):], []string{"f.toml:2: seed: want a whole number, 0 or more, not -1"}},
 		{"layer too small", strings.Replace(base, "[64, 32, 16, 8, 4]", "[64, 8, 16, 8, 4]", 1),
 			[]string{"f.toml:7: update_layers[1] has 8 gates for 64 inputs", "at least 32"}},
 		{"last layer not channels", strings.Replace(base, "[64, 32, 16, 8, 4]", "[64, 32, 16, 8, 8]", 1), []string{"f.toml:7: update_layers ends with 8"}},
@@ -204,7 +208,7 @@ func TestSet(t *testing.T) {
 	}
 	for _, tc := range []struct{ key, value, want string }{
 		{"lrr", "0.1", "unknown key lrr"},
-		{"lr", "fast", "lr:"},
+		{"lr", "fast", "-set: lr: want a number, not a string"},
 		{"target.colour", "1", "unknown key target.colour"},
 		{"", "1", "want key=value"},
 		{"lr", "0.1\nsteps = 3", "on one line"},

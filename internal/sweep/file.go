@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/dlca/dlca/internal/tomlerr"
 )
 
 // File is a sweep file as written (docs/sweeps.md):
@@ -58,7 +60,11 @@ func Load(path string) (*File, error) {
 			return nil, fmt.Errorf("%s:%d:%d: unknown key %s: a sweep file has experiment or config, [set], [grid] and [[runs]]; settings go inside those", path, row, col, strings.Join(d.Key(), "."))
 		case errors.As(err, &derr):
 			row, col := derr.Position()
-			return nil, fmt.Errorf("%s:%d:%d: %v", path, row, col, derr)
+			msg := tomlerr.Plain(derr.Error())
+			if key := derr.Key(); len(key) > 0 {
+				msg = strings.Join(key, ".") + ": " + msg
+			}
+			return nil, fmt.Errorf("%s:%d:%d: %s", path, row, col, msg)
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
