@@ -69,6 +69,14 @@ func TestSegmentKeepsLargeSteps(t *testing.T) {
 	if k := s.Segment(20, 20); k != 5 {
 		t.Errorf("recompute 5 asked for: segment %d", k)
 	}
+	// A segment as long as the rollout would keep every step anyway, and
+	// pay a second forward pass.
+	for _, k := range []int{12, 13} {
+		s.Recompute = k
+		if got := s.Segment(20, 20); got != 0 {
+			t.Errorf("recompute %d of 12 steps: segment %d, want 0 (keep every step)", k, got)
+		}
+	}
 }
 
 // peakHeap runs f and returns the largest heap seen while it ran, above the

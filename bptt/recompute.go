@@ -19,11 +19,16 @@ const CacheStepBytes = 16 << 20
 
 // Segment returns the segment length, in steps, of the CPU engine's
 // gradient checkpointing over time for s on a height x width grid, 0 for
-// none (every step's activations kept): Recompute when it is set;
-// otherwise 1, keeping every state and recomputing one step at a time,
-// when a step's activations fit in CacheStepBytes and there are two steps
-// or more. Either way the gradients are bit for bit the same.
+// none (every step's activations kept): Recompute when it is set and
+// shorter than the rollout (one segment of every step would keep them all
+// and add a second forward pass for nothing); otherwise 1, keeping every
+// state and recomputing one step at a time, when a step's activations fit
+// in CacheStepBytes and there are two steps or more. Either way the
+// gradients are bit for bit the same.
 func (s Setup) Segment(height, width int) int {
+	if s.Recompute >= s.Steps {
+		return 0
+	}
 	if s.Recompute > 0 || s.Steps < 2 {
 		return s.Recompute
 	}
