@@ -162,10 +162,28 @@ func WithOverhead(live int64) int64 {
 	return saturate(float64(live)*(1+GCPercent/100.0) + RuntimeBytes)
 }
 
-// SuggestRecompute returns the segment length that minimises the kept
-// activations and states of a rollout of steps steps: about sqrt(steps).
+// SuggestRecompute returns about sqrt(steps): the segment length that
+// minimises the kept activations and states of a rollout of steps steps
+// when a state is as large as a step's activations. A cell's state is
+// usually far smaller (the checkerboard's 8 values against its step's
+// 3,080), and then shorter segments need less: Check suggests the leanest
+// for the actual sizes (leanest).
 func SuggestRecompute(steps int) int {
 	return max(1, int(math.Round(math.Sqrt(float64(steps)))))
+}
+
+// leanest returns the segment length, of 1 to steps-1, whose estimate is
+// the smallest (the shortest of equals), and that estimate; 0 when the
+// rollout is too short to recompute. Every length costs the same second
+// forward pass, so the leanest is the one to suggest.
+func (m MemoryEstimate) leanest(steps int) (int, MemoryEstimate) {
+	best, at := MemoryEstimate{}, 0
+	for k := 1; k < steps; k++ {
+		if r := m.kept(steps, k); at == 0 || r.Total < best.Total {
+			best, at = r, k
+		}
+	}
+	return at, best
 }
 
 // String describes the estimate in one line.
@@ -175,7 +193,8 @@ func (m MemoryEstimate) String() string {
 }
 
 // Check returns an error, with a suggestion, if the estimate for setup
-// exceeds limit bytes; source says where the limit comes from. The
+// exceeds limit bytes; source says where the limit comes from. It
+// suggests the leanest -recompute when that fits the limit. The
 // suggestion names only flags that dlca train and dlca-view both have
 // (-recompute, -max-memory): the batch and grid are the experiment's, not
 // flags, and -device gpu would not help, as the check counts the CPU
@@ -185,10 +204,8 @@ func (m MemoryEstimate) Check(s Setup, limit int64, source string) error {
 		return nil
 	}
 	hint := "free some memory, or raise -max-memory if the limit is wrong"
-	if k := SuggestRecompute(s.Steps); s.Recompute != k && k < s.Steps {
-		if r := m.kept(s.Steps, k); r.Total < m.Total {
-			hint = fmt.Sprintf("train with gradient checkpointing (-recompute %d needs about %s and a second forward pass), %s", k, FormatBytes(r.Total), hint)
-		}
+	if k, r := m.leanest(s.Steps); k > 0 && k != s.Recompute && r.Total <= limit {
+		hint = fmt.Sprintf("train with gradient checkpointing (-recompute %d needs about %s and a second forward pass), %s", k, FormatBytes(r.Total), hint)
 	}
 	return fmt.Errorf("bptt: training needs about %s but %s is %s: %s", m, source, FormatBytes(limit), hint)
 }

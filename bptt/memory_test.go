@@ -157,8 +157,17 @@ func TestMemoryCheck(t *testing.T) {
 		t.Fatalf("a limit equal to the estimate: %v", err)
 	}
 	err := est.Check(s, 100<<20, "-max-memory")
-	if err == nil || !strings.Contains(err.Error(), "-max-memory is 100.0 MiB") || !strings.Contains(err.Error(), "-recompute 4") {
-		t.Fatalf("error %v, want the limit and a -recompute suggestion", err)
+	if err == nil || !strings.Contains(err.Error(), "-max-memory is 100.0 MiB") || !strings.Contains(err.Error(), "(-recompute 1 needs") {
+		t.Fatalf("error %v, want the limit and a -recompute 1 suggestion", err)
+	}
+	// A checkerboard step's activations (6 MiB) dwarf its state (16 KiB):
+	// one step at a time, keeping 21 states, needs the least, less than
+	// the sqrt(T) rule's 4 steps and 6 states.
+	s.Recompute = 1
+	one := bptt.EstimateMemory(s, 16, 16)
+	s.Recompute = bptt.SuggestRecompute(s.Steps)
+	if four := bptt.EstimateMemory(s, 16, 16); s.Recompute != 4 || one.Total >= four.Total || !strings.Contains(err.Error(), bptt.FormatBytes(one.Total)) {
+		t.Fatalf("-recompute 1 needs %d bytes, -recompute %d %d; the suggestion: %v", one.Total, s.Recompute, four.Total, err)
 	}
 	// Sizes from the command line may be absurd: the estimate saturates
 	// rather than overflowing into a small number.

@@ -46,7 +46,7 @@ func TestRefusalsNameRealFlags(t *testing.T) {
 		{[]string{"-model", model, "-rows", "3", "-cols", "1000000000"}, "use -size "},
 		{[]string{"-model", model, "-width", "100000"}, "the window must be 1 to 16384 pixels"},
 		{[]string{"-train", "checkerboard", "-size", "100000", "-out", out}, "use -size "},
-		{[]string{"-train", "checkerboard", "-recompute", "20", "-max-memory", "64MiB", "-out", out}, "-recompute 4"},
+		{[]string{"-train", "checkerboard", "-recompute", "20", "-max-memory", "64MiB", "-out", out}, "(-recompute 1 "},
 		{[]string{"-train", "checkerboard", "-recompute", "4", "-max-memory", "1MiB", "-out", out}, "raise -max-memory"},
 	} {
 		var stdout, stderr strings.Builder

@@ -15,12 +15,12 @@ func TestTrainRefusalNamesRealFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		// By default the checkerboard recomputes step by step (about 20
-		// MiB); keeping every step (-recompute 20) needs about 220.
+		// By default the checkerboard recomputes step by step (about 18
+		// MiB); keeping every step (-recompute 20) needs about 143.
 		{[]string{"-max-memory", "16MiB"}, "raise -max-memory"},
-		{[]string{"-recompute", "20", "-max-memory", "64MiB"}, "(-recompute 4"},
+		{[]string{"-recompute", "20", "-max-memory", "64MiB"}, "(-recompute 1 "},
 		{[]string{"-recompute", "4", "-max-memory", "1MiB"}, "raise -max-memory"},
-		{[]string{"-recompute", "10", "-max-memory", "64MiB"}, "(-recompute 4"},
+		{[]string{"-recompute", "10", "-max-memory", "64MiB"}, "(-recompute 1 "},
 	} {
 		code, _, msg := runCmd(append([]string{"train", "-experiment", "checkerboard", "-iterations", "1", "-out", out}, tc.args...)...)
 		if code != 1 || !strings.Contains(msg, tc.want) {

@@ -175,7 +175,7 @@ func TestBadInput(t *testing.T) {
 		{"negative recompute", []string{"train", "-experiment", "checkerboard-small", "-recompute", "-2", "-out", out}, "-recompute -2"},
 		{"negative checkpoint interval", []string{"train", "-experiment", "checkerboard-small", "-checkpoint-every", "-1", "-out", out}, "-checkpoint-every -1"},
 		{"bad memory size", []string{"train", "-experiment", "checkerboard-small", "-max-memory", "lots", "-out", out}, "memory size \"lots\""},
-		{"over the memory limit", []string{"train", "-experiment", "checkerboard", "-recompute", "20", "-max-memory", "64MiB", "-out", out}, "-max-memory is 64.0 MiB: train with gradient checkpointing (-recompute 4"},
+		{"over the memory limit", []string{"train", "-experiment", "checkerboard", "-recompute", "20", "-max-memory", "64MiB", "-out", out}, "-max-memory is 64.0 MiB: train with gradient checkpointing (-recompute 1 "},
 		{"over the limit even recomputed", []string{"train", "-experiment", "checkerboard", "-recompute", "4", "-max-memory", "1MiB", "-out", out}, "is 1.0 MiB: free some memory, or raise -max-memory"},
 		// Checkpoints.
 		{"resume missing", []string{"train", "-experiment", "checkerboard-small", "-resume", filepath.Join(dir, "none.ckpt"), "-out", out}, "cannot open checkpoint"},
