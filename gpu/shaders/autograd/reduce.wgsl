@@ -1,7 +1,7 @@
-// uses: nan, params
+// uses: nan, params, reduce
 // autograd/reduce.wgsl: the reduction of src along one axis, viewed as
 // [outer, n, inner], into out [outer, 1, inner]: a sum, a maximum or a
-// minimum (op 0, 1, 2: reduceCodes in Go). One invocation per output
+// minimum (op 0, 1, 2: lib/reduce.wgsl). One invocation per output
 // element walks the axis in order, from index 0, as the CPU does, so sums
 // round as on the CPU; a NaN in a slice gives NaN; the sum of an empty axis
 // is 0.
@@ -16,10 +16,6 @@
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<storage, read> src: array<f32>;
 
-const OP_Sum: u32 = 0u;
-const OP_Max: u32 = 1u;
-const OP_Min: u32 = 2u;
-
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let total = params.outer * params.inner;
@@ -31,12 +27,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
         var acc = src[base];
         for (var k = 1u; k < params.n; k++) {
-            let v = src[base + k * params.inner];
-            switch params.op {
-                case OP_Sum: { acc += v; }
-                case OP_Max: { if (v > acc || isNaN(v)) { acc = v; } }
-                default: { if (v < acc || isNaN(v)) { acc = v; } }
-            }
+            acc = combine(params.op, acc, src[base + k * params.inner]);
         }
         out[r] = acc;
     }

@@ -1,10 +1,10 @@
-// uses: nan, params
+// uses: nan, params, reduce
 // autograd/reduce_wide.wgsl: reduce.wgsl for long axes. One workgroup per
 // output element: invocation k combines elements k, k+64, k+128, ... of
 // the slice in order, then the 64 partial results are combined pairwise in
 // a fixed tree, so the result is deterministic (a sum rounds differently
 // from the CPU's sequential one, within the reductions' parity tolerance).
-// Op 0 sums, 1 takes the maximum, 2 the minimum (reduceCodes in Go); a NaN
+// Op 0 sums, 1 takes the maximum, 2 the minimum (lib/reduce.wgsl); a NaN
 // in a slice gives NaN. The axis holds at least 64 elements.
 //
 // Entry point: main; workgroup size 64; a grid-stride loop of workgroups
@@ -18,20 +18,7 @@
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<storage, read> src: array<f32>;
 
-const OP_Sum: u32 = 0u;
-const OP_Max: u32 = 1u;
-const OP_Min: u32 = 2u;
-
 var<workgroup> part: array<f32, 64>;
-
-// combine folds v into acc by the op.
-fn combine(op: u32, acc: f32, v: f32) -> f32 {
-    switch op {
-        case OP_Sum: { return acc + v; }
-        case OP_Max: { return select(acc, v, v > acc || isNaN(v)); }
-        default: { return select(acc, v, v < acc || isNaN(v)); }
-    }
-}
 
 @compute @workgroup_size(64)
 fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
