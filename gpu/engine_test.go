@@ -102,6 +102,13 @@ func compareGradients(t *testing.T, e *gpu.Engine, names []string, want [][]floa
 	if err != nil {
 		t.Fatal(err)
 	}
+	compareLayerGradients(t, "gpu", names, got, want, tol)
+}
+
+// compareLayerGradients is compareGradients on gradients already read
+// back, which who computed.
+func compareLayerGradients(t *testing.T, who string, names []string, got [][]float32, want [][]float64, tol float64) {
+	t.Helper()
 	for li, w := range want {
 		scale, worst, at := 0.0, 0.0, 0
 		for _, v := range w {
@@ -114,8 +121,8 @@ func compareGradients(t *testing.T, e *gpu.Engine, names []string, want [][]floa
 		}
 		rel := worst / math.Max(scale, 1e-30)
 		if rel > tol || math.IsNaN(rel) {
-			t.Errorf("layer %s: logit gradient %d: gpu %v, cpu %v (error %.3g of the layer's scale %.3g)",
-				names[li], at, got[li][at], w[at], rel, scale)
+			t.Errorf("layer %s: logit gradient %d: %s %v, cpu %v (error %.3g of the layer's scale %.3g)",
+				names[li], at, who, got[li][at], w[at], rel, scale)
 		}
 	}
 }
