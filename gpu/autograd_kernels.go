@@ -135,13 +135,20 @@ func (a *AutogradDevice) ArgReduce(op string, out, in *autograd.Tensor, axis int
 	a.dispatch("autograd/argreduce.wgsl", out.Len(), p, a.buffer(out), a.buffer(in))
 }
 
-// Softmax sets out to the (log-)softmax of in along axis.
+// Softmax sets out to the (log-)softmax of in along axis: an invocation per
+// slice, or on axes of wideReduceMin or more a workgroup per slice
+// (softmax_wide.wgsl), as Reduce chooses.
 func (a *AutogradDevice) Softmax(out, in *autograd.Tensor, axis int, log bool) {
 	p := alongAxis(in.Shape(), axis)
 	if log {
 		p.Op = 1
 	}
-	a.dispatch("autograd/softmax.wgsl", int(p.Outer*p.Inner), p, a.buffer(out), a.buffer(in))
+	slices := int(p.Outer * p.Inner)
+	if p.N >= wideReduceMin {
+		a.dispatch("autograd/softmax_wide.wgsl", slices*workgroupSize, p, a.buffer(out), a.buffer(in))
+		return
+	}
+	a.dispatch("autograd/softmax.wgsl", slices, p, a.buffer(out), a.buffer(in))
 }
 
 // alongAxis views shape as [outer, n, inner] around axis.

@@ -170,7 +170,9 @@ func TestReduceParity(t *testing.T) {
 
 func TestSoftmaxParity(t *testing.T) {
 	testAutograd(t)
-	for _, shape := range [][]int{{}, {7}, {3, 65}, {4, 1, 6}} {
+	// [3, 300, 2] and [2, 1000] along their long axes take
+	// softmax_wide.wgsl (a workgroup per slice), the rest softmax.wgsl.
+	for _, shape := range [][]int{{}, {7}, {3, 65}, {4, 1, 6}, {3, 300, 2}, {2, 1000}} {
 		for axis := range max(len(shape), 1) {
 			x := randTensor(3, -5, 5, shape...)
 			t.Run(fmt.Sprint(shape, axis), func(t *testing.T) {
@@ -238,6 +240,21 @@ func TestSpecialValuesParity(t *testing.T) {
 		logits := autograd.New([]float32{-inf, -inf, 0, 1, -inf, inf, 2, 3}, 4, 2)
 		checkParity(t, tolElementwise, func(xs ...*autograd.Tensor) *autograd.Tensor { return autograd.Softmax(xs[0], 1) }, logits)
 		checkParity(t, tolElementwise, func(xs ...*autograd.Tensor) *autograd.Tensor { return autograd.LogSoftmax(xs[0], 1) }, logits)
+	})
+	t.Run("SoftmaxWide", func(t *testing.T) {
+		// Rows long enough for softmax_wide.wgsl: all -Inf, one +Inf, a
+		// NaN late in the row, and finite values.
+		const n = 300
+		rows := make([]float32, 4*n)
+		for i := range n {
+			rows[i] = -inf
+			rows[n+i], rows[2*n+i], rows[3*n+i] = float32(i%7), float32(i%5)-2, float32(i%11)/3
+		}
+		rows[n+250] = inf
+		rows[2*n+299] = nan
+		x := autograd.New(rows, 4, n)
+		checkParity(t, tolReduce, func(xs ...*autograd.Tensor) *autograd.Tensor { return autograd.Softmax(xs[0], 1) }, x)
+		checkParity(t, tolReduce, func(xs ...*autograd.Tensor) *autograd.Tensor { return autograd.LogSoftmax(xs[0], 1) }, x)
 	})
 	t.Run("Std", func(t *testing.T) {
 		zeros := autograd.New([]float32{2, 2, 2}, 3)

@@ -1,4 +1,4 @@
-// uses: nan, params, reduce
+// uses: nan, params, reduce, tree
 // autograd/reduce_wide.wgsl: reduce.wgsl for long axes. One workgroup per
 // output element: invocation k combines elements k, k+64, k+128, ... of
 // the slice in order, then the 64 partial results are combined pairwise in
@@ -18,8 +18,6 @@
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<storage, read> src: array<f32>;
 
-var<workgroup> part: array<f32, 64>;
-
 @compute @workgroup_size(64)
 fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let total = params.outer * params.inner;
@@ -29,17 +27,9 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
         for (var k = lid.x + 64u; k < params.n; k += 64u) {
             acc = combine(params.op, acc, src[base + k * params.inner]);
         }
-        part[lid.x] = acc;
-        workgroupBarrier();
-        for (var s = 32u; s > 0u; s >>= 1u) {
-            if (lid.x < s) {
-                part[lid.x] = combine(params.op, part[lid.x], part[lid.x + s]);
-            }
-            workgroupBarrier();
-        }
+        let all = combined(lid.x, params.op, acc);
         if (lid.x == 0u) {
-            out[r] = part[0];
+            out[r] = all;
         }
-        workgroupBarrier();
     }
 }

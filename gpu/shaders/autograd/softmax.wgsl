@@ -1,4 +1,4 @@
-// uses: nan, params
+// uses: nan, params, softmax
 // autograd/softmax.wgsl: the softmax (op 0) or log-softmax (op 1) of src
 // along one axis, viewed as [outer, n, inner], shifted by the slice's
 // maximum as on the CPU (by 0 when the maximum is infinite, so that all -Inf
@@ -29,22 +29,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 break;
             }
         }
-        if (abs(m) > 3.4028234663852886e38) {
-            m = 0.0;
-        }
+        m = softmaxShift(m);
         var sum = 0.0;
         for (var k = 0u; k < params.n; k++) {
             sum += exp(src[base + k * params.inner] - m);
         }
-        let logSum = log(sum);
         for (var k = 0u; k < params.n; k++) {
             let i = base + k * params.inner;
-            let v = src[i] - m;
-            if (params.op == 1u) {
-                out[i] = v - logSum;
-            } else {
-                out[i] = exp(v) / sum;
-            }
+            out[i] = softmaxOut(params.op, src[i] - m, sum);
         }
     }
 }

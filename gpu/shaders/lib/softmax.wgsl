@@ -1,0 +1,22 @@
+// lib/softmax.wgsl: the rules softmax.wgsl and softmax_wide.wgsl share, so
+// that both give the CPU's numbers. A kernel asks for it with
+// "// uses: softmax".
+
+// softmaxShift is the slice's maximum m, the value every element is
+// shifted by, or 0 when m is infinite, so that a slice of -Inf gives NaN
+// rather than Inf - Inf (as on the CPU).
+fn softmaxShift(m: f32) -> f32 {
+    if (abs(m) > 3.4028234663852886e38) {
+        return 0.0;
+    }
+    return m;
+}
+
+// softmaxOut is an element's output from its shifted value v and the
+// slice's sum of exponentials: the softmax (op 0) or the log-softmax (op 1).
+fn softmaxOut(op: u32, v: f32, sum: f32) -> f32 {
+    if (op == 1u) {
+        return v - log(sum);
+    }
+    return exp(v) / sum;
+}
