@@ -255,10 +255,11 @@ func (e *Engine) Iterate(b *bptt.Batch) (float64, error) {
 // Dispatches returns the kernel dispatches and command submissions of one
 // Iterate at the current grid shape: the forward program, then the
 // backward and the step programs, two submissions; a straight-through
-// iteration adds gate_hard_coeffs and submits the step apart, three (two
-// when its loss is 0 and it skips the step). The programs are the last
-// Iterate's: the state penalty's T-1 dispatches and straight-through's
-// one count once an Iterate has added them.
+// iteration adds gate_hard_coeffs and submits the step apart, three. The
+// counts are those of an iteration that steps (a straight-through one of
+// loss 0 submits and dispatches no step), with the programs of the last
+// Iterate: the state penalty's T-1 dispatches and straight-through's one
+// count once an Iterate has added them.
 func (e *Engine) Dispatches() (dispatches, submissions int) {
 	if e.r == nil {
 		return 0, 0
