@@ -156,8 +156,10 @@ func (g *graphTraining) iterate(t testing.TB, b *bptt.Batch) {
 // general graph, and, for the graph, the writes into storage buffers, their
 // bytes and the buffers created; it prints them (go test ./gpu -run
 // DispatchesPerDLCAIteration -v; docs/gpu.md and docs/PERFORMANCE.md record
-// them). The engine submits twice (forward, backward), and dispatches T-1
-// more while the state penalty is on (one per intermediate state); the graph's
+// them). The engine submits twice (forward, backward with the step), and
+// dispatches T-1 more while the state penalty is on (one per intermediate
+// state), one more straight-through (gate_hard_coeffs), whose step it
+// submits apart, after the loss; the graph's
 // dispatches must be the same from one iteration to the next after the
 // first (which also creates AdamW's moments). Its submissions vary a
 // little: besides every 256 dispatches and the step's end, the pool submits
@@ -208,6 +210,20 @@ func checkDispatchesPerIteration(t *testing.T, s bptt.Setup, b *bptt.Batch) {
 			t.Fatalf("engine with the state penalty %v: %d dispatches in %d submissions, want %d in 2", w, got, subs, want)
 		}
 	}
+	// Straight-through adds gate_hard_coeffs and submits the step apart.
+	for _, on := range []bool{true, false} {
+		eng.SetStraightThrough(on)
+		if _, err := eng.Iterate(b); err != nil {
+			t.Fatal(err)
+		}
+		want, wantSubs := engDispatches, 2
+		if on {
+			want, wantSubs = engDispatches+1, 3
+		}
+		if got, subs := eng.Dispatches(); got != want || subs != wantSubs {
+			t.Fatalf("engine with straight-through %v: %d dispatches in %d submissions, want %d in %d", on, got, subs, want, wantSubs)
+		}
+	}
 
 	dev := gpu.TestDevice(t).Autograd()
 	defer dev.Close()
@@ -235,8 +251,8 @@ func checkDispatchesPerIteration(t *testing.T, s bptt.Setup, b *bptt.Batch) {
 			t.Errorf("autograd graph, iteration %d: %d writes of %d bytes into storage buffers, want 2 of %d (the batch's state and target; the index data was uploaded again)", i+2, c.writes, c.bytes, inputs)
 		}
 	}
-	t.Logf("checkerboard, %d steps, batch %d, %d logit tensors, %v boundary: engine %d dispatches in %d submissions per iteration (%d with the state penalty); autograd graph (GraphRollout) %d dispatches in %d and %d submissions (two iterations)",
-		s.Steps, s.Batch, len(s.Model.Params()), s.Model.Config.Boundary, engDispatches, engSubmissions, engDispatches+s.Steps-1, per[1].dispatches, per[1].submissions, per[2].submissions)
+	t.Logf("checkerboard, %d steps, batch %d, %d logit tensors, %v boundary: engine %d dispatches in %d submissions per iteration (%d with the state penalty, %d in 3 straight-through); autograd graph (GraphRollout) %d dispatches in %d and %d submissions (two iterations)",
+		s.Steps, s.Batch, len(s.Model.Params()), s.Model.Config.Boundary, engDispatches, engSubmissions, engDispatches+s.Steps-1, engDispatches+1, per[1].dispatches, per[1].submissions, per[2].submissions)
 	for i, c := range per {
 		t.Logf("autograd graph, iteration %d: %d writes of %d bytes into storage buffers, %d buffers created", i+1, c.writes, c.bytes, c.created)
 	}

@@ -53,7 +53,7 @@ func (a *AutogradDevice) GateLayer(y, x, logits *autograd.Tensor, w gates.Wiring
 	gl := a.gateLayer(x, logits, w, d)
 	yt := a.scratchFor(gl, d.YLen())
 	ops := a.ops()
-	a.run(ops.GateForward(yt, gl.xt, gl.l, gl.g, d.Rows, d.SharedInput))
+	a.run(ops.GateForward(yt, gl.xt, gl.l, gl.g.Coeffs, d.Rows, d.SharedInput))
 	a.run(ops.Permute(a.buf(y), yt, []int{d.Gates(), d.Rows}, 1, 0))
 	runtime.KeepAlive(gl.keep)
 }

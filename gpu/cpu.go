@@ -29,6 +29,21 @@ func (CPU) GateCoeffs(logits []float32) (probs, coeffs []float32, err error) {
 	return probs, coeffs, nil
 }
 
+// GateHardCoeffs is gates.Layer.HardOps, each op's row of
+// gates.CoeffTable: what dlca's straight-through rollout steps forward with.
+func (CPU) GateHardCoeffs(logits []float32) ([]float32, error) {
+	n := len(logits) / gates.NumOps
+	l := &gates.Layer{Name: "hard", Groups: 1, Out: n, Logits: autograd.New(append([]float32(nil), logits...), 1, n, gates.NumOps)}
+	table := gates.CoeffTable()
+	hard := make([]float32, 0, 4*n)
+	for _, o := range l.HardOps() {
+		for _, v := range table[o] {
+			hard = append(hard, float32(v))
+		}
+	}
+	return hard, nil
+}
+
 // GateForward is gates.ForwardSoftFM.
 func (CPU) GateForward(x, coeffs []float32, w gates.Wiring, d gates.Dims) ([]float32, error) {
 	y := make([]float32, d.YLen())

@@ -36,9 +36,11 @@
 // A Program is a recorded list of dispatches (bind groups and uniforms built
 // once) that runs as one command submission; a Read waits for it. Every
 // kernel is a grid-stride loop of 64-wide workgroups, so a dispatch uses no
-// more workgroups than the device keeps busy. The Engine records two
-// programs per grid shape, forward and backward, and per iteration uploads
-// the batch, runs both and reads back the loss alone.
+// more workgroups than the device keeps busy. The Engine records three
+// programs per grid shape, forward, backward and the optimiser's step, and
+// per iteration uploads the batch, runs them (backward and step in one
+// submission, or, straight-through, the step after the loss) and reads back
+// the loss alone.
 //
 // # Layouts and arguments
 //

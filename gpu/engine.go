@@ -24,12 +24,14 @@ type Options struct {
 	Log io.Writer
 }
 
-// Engine trains a DiffLogic CA on the device: it implements bptt.Engine
-// and bptt.StatePenaltyEngine (penalty.go). Every activation of the rollout
-// stays on the device (cached-activation BPTT); an iteration is two
-// submissions, the forward phase (coefficients, T steps, loss) and the
-// backward phase (T steps back, logit gradients, clipping, AdamW), and only
-// the loss comes back to the host.
+// Engine trains a DiffLogic CA on the device: it implements bptt.Engine,
+// bptt.StatePenaltyEngine (penalty.go) and bptt.StraightThroughEngine
+// (straight.go). Every activation of the rollout stays on the device
+// (cached-activation BPTT); an iteration is two submissions, the forward
+// phase (coefficients, T steps, loss) and the backward phase (T steps back,
+// logit gradients, then the step: clipping, AdamW), and only the loss comes
+// back to the host. A straight-through iteration submits the step apart,
+// once the loss is known (straight.go).
 type Engine struct {
 	setup     bptt.Setup
 	opts      Options
@@ -39,8 +41,10 @@ type Engine struct {
 	layers    []*Layer    // dlca's Layers order
 	g         *Gates
 	opt       *AdamW
+	hard      *Buffer  // [gates][4], the straight-through forward pass's coefficients
 	r         *rollout // buffers and programs for the current grid shape
 	penalty   float64  // the state penalty's weight (SetStatePenalty), 0 for none
+	straight  bool     // straight-through (SetStraightThrough)
 }
 
 var _ bptt.Engine = (*Engine)(nil)
@@ -102,6 +106,9 @@ func (e *Engine) allocModel() error {
 		e.layers = append(e.layers, dl)
 		base += l.Groups * l.Out
 	}
+	if e.hard, err = e.d.NewBuffer("gates hard coeffs", 4*e.g.N); err != nil {
+		return err
+	}
 	if err := Write(e.d, e.g.Logits, e.hostLogits()); err != nil {
 		return err
 	}
@@ -127,7 +134,7 @@ func (e *Engine) modelBudget(b *Budget) {
 	for _, s := range []struct {
 		label string
 		per   int
-	}{{"gates logits", 16}, {"gates probs", 16}, {"gates coeffs", 4}, {"gates sums", 4}, {"gates grads", 16}, {"adamw m", 16}, {"adamw v", 16}} {
+	}{{"gates logits", 16}, {"gates probs", 16}, {"gates coeffs", 4}, {"gates hard coeffs", 4}, {"gates sums", 4}, {"gates grads", 16}, {"adamw m", 16}, {"adamw v", 16}} {
 		b.add(s.label, n*s.per)
 	}
 	for _, l := range e.m.Layers() {
@@ -201,6 +208,9 @@ func (e *Engine) Iterate(b *bptt.Batch) (float64, error) {
 	if err := e.shape(b.Height, b.Width); err != nil {
 		return 0, err
 	}
+	if err := e.prepareStraight(); err != nil { // straight.go
+		return 0, err
+	}
 	if err := e.preparePenalty(); err != nil { // penalty.go
 		return 0, err
 	}
@@ -218,7 +228,12 @@ func (e *Engine) Iterate(b *bptt.Batch) (float64, error) {
 			errs = append(errs, Write(e.d, r.fire[t], fireValues(masks.Next(cells))))
 		}
 	}
-	errs = append(errs, e.opt.Advance(e.d), r.forward.Run(), r.backward.Run())
+	errs = append(errs, r.forward.Run())
+	if e.straight {
+		errs = append(errs, r.backward.Run()) // the step waits for the loss
+	} else {
+		errs = append(errs, e.opt.Advance(e.d), runTogether(r.backward, r.step))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return 0, err
 	}
@@ -229,18 +244,31 @@ func (e *Engine) Iterate(b *bptt.Batch) (float64, error) {
 	if l := float64(loss[0]); math.IsNaN(l) || math.IsInf(l, 0) {
 		return 0, fmt.Errorf("gpu: loss is %v: training diverged (try a smaller learning rate)", l)
 	}
+	if e.straight {
+		if err := e.stepUnlessRight(loss[0]); err != nil { // straight.go
+			return 0, err
+		}
+	}
 	return float64(loss[0]), nil
 }
 
 // Dispatches returns the kernel dispatches and command submissions of one
-// Iterate at the current grid shape: the forward and the backward program,
-// one submission each. The backward program is the last Iterate's: the
-// state penalty's T-1 dispatches count once an Iterate has added it.
+// Iterate at the current grid shape: the forward program, then the
+// backward and the step programs, two submissions; a straight-through
+// iteration adds gate_hard_coeffs and submits the step apart, three. The
+// counts are those of an iteration that steps (a straight-through one of
+// loss 0 submits and dispatches no step), with the programs of the last
+// Iterate: the state penalty's T-1 dispatches and straight-through's one
+// count once an Iterate has added them.
 func (e *Engine) Dispatches() (dispatches, submissions int) {
 	if e.r == nil {
 		return 0, 0
 	}
-	return e.r.forward.Dispatches() + e.r.backward.Dispatches(), 2
+	dispatches = e.r.forward.Dispatches() + e.r.backward.Dispatches() + e.r.step.Dispatches()
+	if e.r.straight {
+		return dispatches, 3
+	}
+	return dispatches, 2
 }
 
 func fireValues(fire []bool) []float32 {
@@ -313,6 +341,10 @@ func (e *Engine) Close() error {
 		l.Release()
 	}
 	e.layers = nil
+	if e.hard != nil {
+		e.hard.Release()
+		e.hard = nil
+	}
 	if e.g != nil {
 		e.g.Release()
 		e.g = nil

@@ -159,20 +159,29 @@ func TestEngineMatchesCPU(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			state, err := gpu.FinalState(e)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, w := range wantState { // every channel, not only the loss's
-				if d := math.Abs(float64(state[i] - w)); d > c.tolForward {
-					t.Fatalf("final state %d: gpu %v, cpu %v", i, state[i], w)
-				}
-			}
-			if math.Abs(loss-wantLoss) > c.tolForward*math.Max(1, wantLoss) {
-				t.Errorf("loss: gpu %v, cpu %v", loss, wantLoss)
-			}
+			compareForward(t, e, loss, wantLoss, wantState, c.tolForward)
 			compareGradients(t, e, layerNames(s.Model), want, c.tol)
 		})
+	}
+}
+
+// compareForward checks the last iteration of e, whose loss was loss,
+// against the CPU's: every value of the final state (every channel, not
+// only the loss's) within tol of wantState's, the loss within tol of
+// wantLoss, relative above 1.
+func compareForward(t *testing.T, e *gpu.Engine, loss, wantLoss float64, wantState []float32, tol float64) {
+	t.Helper()
+	state, err := gpu.FinalState(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range wantState {
+		if d := math.Abs(float64(state[i] - w)); d > tol {
+			t.Fatalf("final state %d: gpu %v, cpu %v", i, state[i], w)
+		}
+	}
+	if math.Abs(loss-wantLoss) > tol*math.Max(1, wantLoss) {
+		t.Errorf("loss: gpu %v, cpu %v", loss, wantLoss)
 	}
 }
 

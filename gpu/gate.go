@@ -127,11 +127,22 @@ func (o Ops) GateCoeffs(g *Gates) error {
 	return o.dispatch("gate_coeffs.wgsl", g.N, countParams{N: uint32(g.N)}, o.r.device().table, g.Logits, g.Probs, g.Coeffs)
 }
 
+// GateHardCoeffs records gate_hard_coeffs.wgsl: into hard ([N][4]) every
+// gate's coefficients one-hot on its most probable op, from g.Logits.
+func (o Ops) GateHardCoeffs(hard *Buffer, g *Gates) error {
+	if hard.N < 4*g.N {
+		panic(fmt.Sprintf("gpu: GateHardCoeffs of %d gates into %q of %d elements", g.N, hard.Label, hard.N))
+	}
+	return o.dispatch("gate_hard_coeffs.wgsl", g.N, countParams{N: uint32(g.N)}, o.r.device().table, g.Logits, hard)
+}
+
 // GateForward records gate_forward.wgsl: y = layer l applied to rows rows of
-// x, both feature-major (see gates.ForwardSoftFM).
-func (o Ops) GateForward(y, x *Buffer, l *Layer, g *Gates, rows int, sharedX bool) error {
+// x, both feature-major (see gates.ForwardSoftFM), with the gates'
+// coefficients in coeffs ([all gates][4]: Gates.Coeffs, or the hard ones
+// of GateHardCoeffs).
+func (o Ops) GateForward(y, x *Buffer, l *Layer, coeffs *Buffer, rows int, sharedX bool) error {
 	l.check("GateForward", rows, sharedX, x, y)
-	return o.dispatch("gate_forward.wgsl", rows*l.Groups*l.Out, l.params(rows, sharedX), l.wiring, g.Coeffs, x, y)
+	return o.dispatch("gate_forward.wgsl", rows*l.Groups*l.Out, l.params(rows, sharedX), l.wiring, coeffs, x, y)
 }
 
 // GateBackwardInput records gate_backward_input.wgsl: gx = dL/dx given gy.

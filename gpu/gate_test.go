@@ -3,6 +3,7 @@ package gpu
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
@@ -192,4 +193,60 @@ func TestGateForwardGridStride(t *testing.T) {
 		t.Fatal(err)
 	}
 	closeTo(t, "GateForward", got, want, 1e-5)
+}
+
+// TestGateHardCoeffs holds both executors to the circuit's gates: each
+// gate's coefficients are exactly the table row of the first op whose
+// logit is the largest (slices.Max, slices.Index: ties go to the lowest
+// op, as gates.Layer.HardOps breaks them). The logits are small integers,
+// so most gates have ties, and there are more gates than lavapipe's
+// dispatch has invocations.
+func TestGateHardCoeffs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	const n = 5000
+	if n <= maxWorkgroupsSoftware*workgroupSize {
+		t.Fatalf("%d gates fit in one software dispatch: the test loops nowhere", n)
+	}
+	logits := make([]float32, 16*n)
+	for i := range logits {
+		logits[i] = float32(rng.IntN(3))
+	}
+	crafted := []struct {
+		logits []float32
+		op     gates.Op
+	}{
+		{make([]float32, 16), 0}, // all equal: the first op
+		{[]float32{0, 0, 0, 2, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1}, 3},
+		{[]float32{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.5}, 15},
+		{[]float32{-3, -3, -3, -3, -3, -3, -3, -3, -3, -3, -3, -3, -3, -3, -1, -1}, 14},
+	}
+	for k, c := range crafted {
+		copy(logits[16*k:], c.logits)
+	}
+	table := gates.CoeffTable()
+	var want []float32
+	for k := range n {
+		g := logits[16*k : 16*k+16]
+		op := slices.Index(g, slices.Max(g))
+		if k < len(crafted) && gates.Op(op) != crafted[k].op {
+			t.Fatalf("gate %d: the test's own argmax is %d, want %d", k, op, crafted[k].op)
+		}
+		for _, v := range table[op] {
+			want = append(want, float32(v))
+		}
+	}
+	forEachKernels(t, func(t *testing.T, k Kernels) {
+		got, err := k.GateHardCoeffs(logits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d coefficients, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("gate %d coefficient %d: %v, want %v (logits %v)", i/4, i%4, got[i], want[i], logits[16*(i/4):16*(i/4)+16])
+			}
+		}
+	})
 }

@@ -14,6 +14,9 @@ type Kernels interface {
 	// GateCoeffs returns softmax(logits) ([n][16]) and the gates' relaxed
 	// coefficients ([n][4]).
 	GateCoeffs(logits []float32) (probs, coeffs []float32, err error)
+	// GateHardCoeffs returns the gates' hard coefficients ([n][4]), each
+	// gate one-hot on its most probable op (ties to the lowest op).
+	GateHardCoeffs(logits []float32) ([]float32, error)
 	// GateForward applies a gate layer with coefficients coeffs
 	// ([Groups][Out][4]) to x, in gates.Dims' layouts.
 	GateForward(x, coeffs []float32, w gates.Wiring, d gates.Dims) ([]float32, error)
@@ -162,6 +165,19 @@ func (k GPU) GateCoeffs(logits []float32) (probs, coeffs []float32, err error) {
 	return probs, coeffs, s.err
 }
 
+// GateHardCoeffs runs gate_hard_coeffs.wgsl.
+func (k GPU) GateHardCoeffs(logits []float32) ([]float32, error) {
+	s := k.start()
+	defer s.close()
+	n := len(logits) / gates.NumOps
+	g := s.gates(n, logits, nil, nil, nil)
+	hard := s.in("hard", nil, 4*n)
+	if s.err == nil {
+		s.record(s.p.GateHardCoeffs(hard, g))
+	}
+	return s.read(hard, 4*n), s.err
+}
+
 // GateForward runs gate_forward.wgsl.
 func (k GPU) GateForward(x, coeffs []float32, w gates.Wiring, d gates.Dims) ([]float32, error) {
 	s := k.start()
@@ -170,7 +186,7 @@ func (k GPU) GateForward(x, coeffs []float32, w gates.Wiring, d gates.Dims) ([]f
 	l := s.layer(w, d)
 	bx, by := s.in("x", x, 0), s.in("y", nil, d.YLen())
 	if s.err == nil {
-		s.record(s.p.GateForward(by, bx, l, g, d.Rows, d.SharedInput))
+		s.record(s.p.GateForward(by, bx, l, g.Coeffs, d.Rows, d.SharedInput))
 	}
 	return s.read(by, d.YLen()), s.err
 }

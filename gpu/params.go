@@ -5,7 +5,8 @@ package gpu
 // (the uniform address space's alignment). params_test.go checks the sizes.
 
 // countParams mirrors CountParams (declared in shaders/lib/params.wgsl),
-// the uniform of gate_coeffs.wgsl and gate_logit_grad.wgsl.
+// the uniform of gate_coeffs.wgsl, gate_hard_coeffs.wgsl and
+// gate_logit_grad.wgsl.
 type countParams struct {
 	N uint32
 	_ [3]uint32

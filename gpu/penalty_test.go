@@ -168,15 +168,7 @@ func TestEnginePenaltyAdamWMatchesCPU(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var logits [][]float64
-		for _, p := range m.Params() {
-			v := make([]float64, p.Len())
-			for i := range v {
-				v[i] = p.At(i)
-			}
-			logits = append(logits, v)
-		}
-		return logits
+		return logitsOf(m) // straight_test.go
 	}
 	want := train(newCPU(t, s), weights)
 	paper := train(newCPU(t, s), make([]float64, len(weights)))

@@ -136,6 +136,16 @@ func (p *Program) Clear(b *Buffer) { p.cmds = append(p.cmds, command{clear: b}) 
 // wait: a later Read waits for it.
 func (p *Program) Run() error { return p.d.submit(p.cmds) }
 
+// runTogether submits programs, in order, as one command buffer: the
+// programs of one phase that another may also run apart.
+func runTogether(ps ...*Program) error {
+	var cmds []command
+	for _, p := range ps {
+		cmds = append(cmds, p.cmds...)
+	}
+	return ps[0].d.submit(cmds)
+}
+
 // Release frees the program's bind groups and uniform buffers.
 func (p *Program) Release() {
 	releaseGroups(p.cmds)

@@ -8,7 +8,7 @@ import (
 
 // rollout holds the buffers of one grid shape: every step's activations
 // (kept for the backward pass), the gradient scratch buffers (reused by
-// every step) and the two recorded programs.
+// every step) and the three recorded programs.
 type rollout struct {
 	grid   Grid
 	budget Budget
@@ -29,7 +29,12 @@ type rollout struct {
 	loss   *Buffer    // [1]
 
 	forward  *Program // coefficients, T steps, loss
-	backward *Program // T steps back, logit gradients, clipping, AdamW
+	backward *Program // T steps back, logit gradients
+	step     *Program // clipping, AdamW
+
+	// straight says whether forward steps with the hard coefficients
+	// (straight.go).
+	straight bool
 
 	// penalised says whether backward adds the state penalty's gradient
 	// (penalty.go), of weight penaltyWeight, the value in the uniforms of
@@ -40,7 +45,7 @@ type rollout struct {
 }
 
 func (r *rollout) release() {
-	for _, p := range []*Program{r.forward, r.backward} {
+	for _, p := range []*Program{r.forward, r.backward, r.step} {
 		if p != nil {
 			p.Release()
 		}
@@ -96,8 +101,8 @@ func (e *Engine) planRollout(g Grid) (*rollout, []planned) {
 	return r, p
 }
 
-// record builds the forward and backward programs of e.r and uploads the
-// loss weights.
+// record builds the forward, backward and step programs of e.r and uploads
+// the loss weights.
 func (e *Engine) record() error {
 	r := e.r
 	cfg := e.m.Config
@@ -108,11 +113,14 @@ func (e *Engine) record() error {
 	if err := Write(e.d, r.weight, weight); err != nil {
 		return err
 	}
-	r.forward, r.backward = e.d.NewProgram(), e.d.NewProgram()
+	r.forward, r.backward, r.step = e.d.NewProgram(), e.d.NewProgram(), e.d.NewProgram()
 	if err := e.recordForward(r.forward); err != nil {
 		return err
 	}
-	return e.recordBackward(r.backward)
+	if err := e.recordBackward(r.backward); err != nil {
+		return err
+	}
+	return e.recordStep(r.step)
 }
 
 // input returns the input of layer i (Layers order) at step t.
@@ -133,11 +141,18 @@ func (e *Engine) concat() Concat {
 }
 
 // recordForward: coefficients from the logits, T steps, then the loss and
-// its gradient (into dstate[T%2], where the backward phase starts).
+// its gradient (into dstate[T%2], where the backward phase starts). While
+// straight-through is on the steps read the hard coefficients, computed
+// from the logits after the soft ones, which the backward phase reads.
 func (e *Engine) recordForward(p *Program) error {
 	r, g := e.r, e.r.grid
 	np, nl := len(e.m.Perception), len(e.layers)
+	r.straight = e.straight
 	errs := []error{p.GateCoeffs(e.g)}
+	coeffs := e.g.Coeffs
+	if r.straight {
+		errs, coeffs = append(errs, p.GateHardCoeffs(e.hard, e.g)), e.hard
+	}
 	for t := range e.setup.Steps {
 		errs = append(errs, p.PerceptionGather(r.nb[t], r.state[t], g))
 		for i, l := range e.layers {
@@ -145,7 +160,7 @@ func (e *Engine) recordForward(p *Program) error {
 				errs = append(errs, p.UpdateInput(r.uin[t], r.state[t], r.act[t][np-1], e.concat()))
 			}
 			d := e.layerDims(i, g)
-			errs = append(errs, p.GateForward(r.act[t][i], e.input(t, i), l, e.g, d.Rows, d.SharedInput))
+			errs = append(errs, p.GateForward(r.act[t][i], e.input(t, i), l, coeffs, d.Rows, d.SharedInput))
 		}
 		errs = append(errs, p.FireMask(r.state[t+1], r.fire[t], r.state[t], r.act[t][nl-1], g))
 	}
@@ -156,8 +171,7 @@ func (e *Engine) recordForward(p *Program) error {
 
 // recordBackward: T steps back from the loss gradient, accumulating the
 // four per-gate sums, and, while the state penalty is on, adding its
-// gradient to each intermediate state's; then the logit gradients, clipping
-// and AdamW.
+// gradient to each intermediate state's; then the logit gradients.
 func (e *Engine) recordBackward(p *Program) error {
 	r, g := e.r, e.r.grid
 	np, nl := len(e.m.Perception), len(e.layers)
@@ -188,9 +202,15 @@ func (e *Engine) recordBackward(p *Program) error {
 			errs = append(errs, e.recordStatePenalty(p, dcur, t))
 		}
 	}
-	n := 16 * e.g.N
-	errs = append(errs, p.GateLogitGrad(e.g), p.ClipValue(e.g.Grads, n, float32(e.setup.Optimizer.Clip)), p.AdamW(e.opt, e.g.Logits, e.g.Grads))
+	errs = append(errs, p.GateLogitGrad(e.g))
 	return joinFirst(errs)
+}
+
+// recordStep: the optimiser's step from the logit gradients, clipping and
+// AdamW (whose constants e.opt.Advance writes before each run).
+func (e *Engine) recordStep(p *Program) error {
+	n := 16 * e.g.N
+	return joinFirst([]error{p.ClipValue(e.g.Grads, n, float32(e.setup.Optimizer.Clip)), p.AdamW(e.opt, e.g.Logits, e.g.Grads)})
 }
 
 // joinFirst returns the first non-nil error: later ones are usually its

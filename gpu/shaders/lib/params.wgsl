@@ -78,7 +78,7 @@ struct GateParams {
 }
 
 // CountParams (Go: countParams, in params.go), the uniform of
-// gate_coeffs.wgsl, gate_logit_grad.wgsl.
+// gate_coeffs.wgsl, gate_hard_coeffs.wgsl, gate_logit_grad.wgsl.
 struct CountParams {
     n: u32,
     _pad0: u32,
