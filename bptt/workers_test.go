@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/dlca/dlca/bptt"
 )
@@ -85,5 +86,53 @@ func TestWorkerChoiceTimesAgain(t *testing.T) {
 	}
 	if c := bptt.NewWorkerChoice(3); c.Chosen() != 3 {
 		t.Errorf("Workers 3: chosen %d", c.Chosen())
+	}
+}
+
+// TestWorkerChoiceNoticesASlowdown: when the chosen count's iterations turn
+// 1.5 times slower than in its trial (two threads crowded on a VM's
+// cores), the choice is timed again after WorkerSlowRun of them, not after
+// WorkerRetrial; slow iterations that do not come WorkerSlowRun in a row
+// change nothing.
+func TestWorkerChoiceNoticesASlowdown(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	var clock time.Time
+	c := bptt.NewWorkerChoiceClock(0, func() time.Time { return clock })
+	cost := map[int]time.Duration{1: 40 * time.Millisecond, 2: 31 * time.Millisecond}
+	iterate := func() int {
+		w, done := c.Next()
+		if w == 0 {
+			w = 2 // all: GOMAXPROCS
+		}
+		clock = clock.Add(cost[w])
+		done()
+		return w
+	}
+	for range 1 + 2*bptt.WorkerTrials + 10 {
+		iterate()
+	}
+	if c.Chosen() != 2 {
+		t.Fatalf("two workers at 31 ms, one at 40: chose %d", c.Chosen())
+	}
+	// Slow stretches shorter than WorkerSlowRun keep the choice.
+	for range 3 {
+		cost[2] = 80 * time.Millisecond
+		for range bptt.WorkerSlowRun - 1 {
+			if w := iterate(); w != 2 {
+				t.Fatalf("a short slow stretch: ran on %d workers", w)
+			}
+		}
+		cost[2] = 31 * time.Millisecond
+		iterate()
+	}
+	// A long one starts a trial, which now prefers one worker.
+	cost[2] = 80 * time.Millisecond
+	var got []int
+	for range bptt.WorkerSlowRun + 2*bptt.WorkerTrials + 3 {
+		got = append(got, iterate())
+	}
+	want := append(slices.Repeat([]int{2}, bptt.WorkerSlowRun), 1, 2, 1, 2, 1, 2, 1, 1, 1)
+	if !slices.Equal(got, want) || c.Chosen() != 1 {
+		t.Errorf("two workers slowed to 80 ms: ran on %v, chose %d; want %v, then 1", got, c.Chosen(), want)
 	}
 }
