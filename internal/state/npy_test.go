@@ -105,6 +105,11 @@ func TestReadNPYRefuses(t *testing.T) {
 		{"negative int", handNPY("{'descr': '|i1', 'fortran_order': False, 'shape': (1, 1, 1), }", []byte{0xff}), Spec{Channels: 1}, "is -1"},
 		{"complex", handNPY("{'descr': '<c8', 'fortran_order': False, 'shape': (1, 1, 1), }", make([]byte, 8)), Spec{Channels: 1}, "dtype is <c8"},
 		{"truncated", u8("(2, 2, 1)", 0, 1, 0), Spec{Channels: 1}, "ends before the 4 values"},
+		// A header promising 80 GB in a file of 128 bytes: refused before
+		// allocating (it used to end the process, out of memory).
+		{"huge shape", handNPY("{'descr': '<i8', 'fortran_order': False, 'shape': (100000, 100000, 1), }", nil), Spec{Channels: 1},
+			"ends before the 10000000000 values its header promises (they need 80000000000 bytes, it holds 0"},
+		{"shape overflowing int", u8("(4611686018427387904, 4, 1)"), Spec{Channels: 1}, "ends before the"},
 		{"not npy", []byte("P6 not numpy at all"), Spec{Channels: 1}, "not a NumPy .npy file"},
 		{"huge header", hugeHeader, Spec{Channels: 1}, "header claims"},
 	} {

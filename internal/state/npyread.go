@@ -7,12 +7,12 @@
 package state
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"codeberg.org/sbinet/npyio"
@@ -25,12 +25,29 @@ const maxHeader = 1 << 16
 
 // ReadNPY reads a state from a NumPy .npy array [H, W, C] with C =
 // spec.Channels ([H, W] when that is 1) whose values spec allows.
-func ReadNPY(r io.Reader, spec Spec) (*State, error) {
-	br := bufio.NewReader(r)
-	if err := checkHeaderLength(br); err != nil {
+//
+// NOTE: it reads the whole file first, so that a header promising more
+// values than the file holds is refused before they are allocated: a file
+// of a hundred bytes could otherwise ask for gigabytes.
+//
+// NOTE: npyio panics on some malformed headers (no newline, its keys out
+// of order: FuzzReadNPY found them); ReadNPY turns such a panic into an
+// error rather than let a bad file end the command.
+func ReadNPY(r io.Reader, spec Spec) (s *State, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s, err = nil, fmt.Errorf("not a NumPy .npy file: its header does not read (%v)", p)
+		}
+	}()
+	data, err := io.ReadAll(r)
+	if err != nil {
 		return nil, err
 	}
-	rd, err := npyio.NewReader(br)
+	header, err := headerLength(data)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := npyio.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("not a NumPy .npy file: %w", err)
 	}
@@ -45,6 +62,9 @@ func ReadNPY(r io.Reader, spec Spec) (*State, error) {
 	if err := spec.checkSize(h, w); err != nil {
 		return nil, err
 	}
+	if err := checkDataLength(rd.Header.Descr.Type, h, w, c, len(data)-header); err != nil {
+		return nil, err
+	}
 	values, err := readValues(rd, h*w*c)
 	if err != nil {
 		return nil, err
@@ -52,27 +72,57 @@ func ReadNPY(r io.Reader, spec Spec) (*State, error) {
 	if rd.Header.Descr.Fortran {
 		values = fromFortran(values, h, w, c)
 	}
-	s := &State{Height: h, Width: w, Channels: c, Values: values}
+	s = &State{Height: h, Width: w, Channels: c, Values: values}
 	if err := spec.checkValues(s); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// checkHeaderLength refuses a file whose header claims more than
-// maxHeader bytes, before npyio allocates them. A file too short to say is
-// left for npyio to refuse.
-func checkHeaderLength(br *bufio.Reader) error {
-	b, err := br.Peek(12)
-	if err != nil || !bytes.Equal(b[:6], npy.Magic[:]) {
+// headerLength returns the length of an .npy file's magic, version,
+// header length and header, refusing a header longer than maxHeader
+// before npyio allocates it, and one the file does not hold whole, which
+// npyio does not always refuse. A file without the magic gives 0, for npyio
+// to refuse.
+func headerLength(data []byte) (int, error) {
+	if len(data) < len(npy.Magic) || !bytes.Equal(data[:len(npy.Magic)], npy.Magic[:]) {
+		return 0, nil
+	}
+	short := fmt.Errorf("the file ends inside its .npy header (%d bytes): it is cut short", len(data))
+	if len(data) < 10 {
+		return 0, short
+	}
+	n, prefix := uint32(binary.LittleEndian.Uint16(data[8:])), uint32(10)
+	if data[6] >= 2 {
+		if len(data) < 12 {
+			return 0, short
+		}
+		n, prefix = binary.LittleEndian.Uint32(data[8:]), 12
+	}
+	switch {
+	case n > maxHeader:
+		return 0, fmt.Errorf("the .npy header claims %d bytes; a NumPy array's header is a few hundred", n)
+	case n == 0:
+		return 0, fmt.Errorf("the .npy header is empty: it must describe the array (dtype, order, shape)")
+	case uint32(len(data)) < prefix+n:
+		return 0, short
+	}
+	return int(prefix + n), nil
+}
+
+// checkDataLength refuses an [h, w, c] array of dtype whose values need
+// more than the have bytes that follow the header. Unknown dtypes are left
+// for readValues to refuse.
+func checkDataLength(dtype string, h, w, c, have int) error {
+	dt := strings.TrimLeft(strings.Trim(dtype, `'"`), "<>|=")
+	size, err := strconv.Atoi(dt[min(1, len(dt)):])
+	if err != nil || len(dt) < 2 || !strings.ContainsRune("buif", rune(dt[0])) {
 		return nil
 	}
-	n := uint32(binary.LittleEndian.Uint16(b[8:]))
-	if b[6] >= 2 {
-		n = binary.LittleEndian.Uint32(b[8:])
-	}
-	if n > maxHeader {
-		return fmt.Errorf("the .npy header claims %d bytes; a NumPy array's header is a few hundred", n)
+	// NOTE: in float64, so that absurd shapes cannot overflow into small
+	// numbers.
+	if need := float64(h) * float64(w) * float64(c) * float64(size); need > float64(max(have, 0)) {
+		return fmt.Errorf("the file ends before the %.0f values its header promises (they need %.0f bytes, it holds %d after the header)", float64(h)*float64(w)*float64(c), need, max(have, 0))
 	}
 	return nil
 }
