@@ -80,11 +80,15 @@ func (e *Experiment) Setup(m *dlca.Model) bptt.Setup {
 // per iteration and the target of the training grid.
 func (e *Experiment) Source() bptt.Source {
 	h, w, c := e.Model.Height, e.Model.Width, e.Model.Channels
+	// NOTE: the fixed target is drawn at the first batch, not here: a
+	// source is made before training checks that the grid fits in memory
+	// (Run, then bptt.CheckMemory), and a target for a grid far too large
+	// would end the process first.
 	var target []float32
-	if e.TargetOf == nil {
-		target = e.Target(h, w)
-	}
 	return func(rng *rand.Rand) *bptt.Batch {
+		if target == nil && e.TargetOf == nil {
+			target = e.Target(h, w)
+		}
 		b := &bptt.Batch{Height: h, Width: w}
 		for range e.Batch {
 			init := e.Init(rng, h, w, c)

@@ -54,3 +54,14 @@ func TestTrainRefusalCountsTheStatePenalty(t *testing.T) {
 		t.Errorf("without the penalty the same run fits in 64 MiB: exit %d, %s", code, msg)
 	}
 }
+
+// TestTrainRefusesAHugeGridBeforeMakingItsTarget: a grid of 100,000 x
+// 100,000 cells is refused by the memory check with a clear message. The
+// lizard's target for it (160 GB) used to be drawn before the check and
+// ended the process, out of memory.
+func TestTrainRefusesAHugeGridBeforeMakingItsTarget(t *testing.T) {
+	code, _, msg := runCmd("train", "-experiment", "lizard", "-set", "height=100000", "-set", "width=100000", "-out", t.TempDir(), "-max-memory", "1GiB")
+	if code != 1 || !strings.Contains(msg, "training needs about") || !strings.Contains(msg, "-max-memory is 1.00 GiB") {
+		t.Errorf("exit %d, %s; want the memory check's refusal", code, msg)
+	}
+}
