@@ -129,8 +129,14 @@ func axes(grid map[string]any) ([]axis, error) {
 				a.values = append(a.values, s)
 			}
 		case intRange:
-			for i := v.from; i <= v.to; i += v.step {
-				a.values = append(a.values, strconv.FormatInt(i, 10))
+			// NOTE: counted in uint64, which holds any int64 span, so that a
+			// range near the int64 limits cannot overflow into an endless loop.
+			n := (uint64(v.to)-uint64(v.from))/uint64(v.step) + 1
+			if n > MaxRuns {
+				return nil, fmt.Errorf("[grid] %s = { from = %d, to = %d, step = %d } is %d values; a sweep has at most %d runs: is a digit too many?", key, v.from, v.to, v.step, n, MaxRuns)
+			}
+			for i := range int64(n) {
+				a.values = append(a.values, strconv.FormatInt(v.from+i*v.step, 10))
 			}
 		default:
 			return nil, fmt.Errorf("[grid] %s = %v: give the values as a list (%s = [1, 2, 3]) or a range (%s = { from = 1, to = 16 }); a single value belongs in [set]", key, v, key, key)

@@ -70,6 +70,15 @@ func (f *File) Expand(resolve Resolver) (*Plan, error) {
 			listed = append(listed, s)
 		}
 	}
+	// NOTE: counted in float64 before the points are made, so that a grid
+	// of millions of combinations is refused rather than built.
+	count := float64(len(listed))
+	for _, a := range grid {
+		count *= float64(len(a.values))
+	}
+	if count > MaxRuns {
+		return nil, fmt.Errorf("%s: %s make %.0f runs; a sweep has at most %d: split it, or is a list longer than meant?", f.path, gridSizes(len(listed), grid), count, MaxRuns)
+	}
 	p := &Plan{Sweep: absolute(f.path), Experiment: f.Experiment, Config: absolute(f.Config)}
 	names := map[string]int{}
 	for _, l := range listed {
@@ -96,6 +105,25 @@ func (f *File) Expand(resolve Resolver) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// MaxRuns is the most runs a sweep may plan: more is a mistake (a range
+// with a digit too many, a grid of too many axes) more often than a plan,
+// and would fill the machine with the plan alone.
+const MaxRuns = 100_000
+
+// gridSizes says what multiplies into a sweep's run count: "[[runs]] (3) x
+// [grid] seed (10) x lr (4)".
+func gridSizes(listed int, grid []axis) string {
+	parts := []string{fmt.Sprintf("[[runs]] (%d)", listed)}
+	for i, a := range grid {
+		prefix := ""
+		if i == 0 {
+			prefix = "[grid] "
+		}
+		parts = append(parts, fmt.Sprintf("%s%s (%d)", prefix, a.key, len(a.values)))
+	}
+	return strings.Join(parts, " x ")
 }
 
 // points is every combination of the axes' values, the last axis varying

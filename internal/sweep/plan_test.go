@@ -148,6 +148,10 @@ func TestBadSweepFiles(t *testing.T) {
 		{"run and grid", "experiment = \"lizard\"\n[grid]\nseed = [2]\n[[runs]]\nseed = 1\n", "both set seed"},
 		{"same run twice", "experiment = \"lizard\"\n[[runs]]\nseed = 1\n[[runs]]\nseed = 1\n", "same settings"},
 		{"not a value", "experiment = \"lizard\"\n[set]\nwhen = 1979-05-27\n", "not a value"},
+		// A digit too many: refused before a billion values are made.
+		{"huge range", "experiment = \"lizard\"\n[grid]\nseed = { from = 1, to = 1000000000 }\n", "is 1000000000 values; a sweep has at most 100000 runs"},
+		{"grid too large", "experiment = \"lizard\"\n[grid]\nseed = { from = 1, to = 400 }\nwiring_seed = { from = 1, to = 400 }\n",
+			"[[runs]] (1) x [grid] seed (400) x wiring_seed (400) make 160000 runs; a sweep has at most 100000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := load(t, tc.text)
@@ -158,6 +162,32 @@ func TestBadSweepFiles(t *testing.T) {
 				t.Fatalf("error %v; want one mentioning %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestRangeAtTheLimit: a range ending at the largest int64 ends there
+// (stepping past it used to wrap around to negative values for ever), and
+// a step larger than half the span is counted without overflow.
+func TestRangeAtTheLimit(t *testing.T) {
+	for _, tc := range []struct {
+		grid        string
+		first, last string
+		n           int
+	}{
+		{"seed = { from = 9223372036854775000, to = 9223372036854775807, step = 5 }", "9223372036854775000", "9223372036854775805", 162},
+		{"seed = { from = -9223372036854775808, to = 9223372036854775807, step = 9000000000000000000 }", "-9223372036854775808", "8776627963145224192", 3},
+	} {
+		f, err := load(t, "experiment = \"lizard\"\n[grid]\n"+tc.grid+"\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := f.Expand(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Runs) != tc.n || p.Runs[0].Set[0].Value != tc.first || p.Runs[tc.n-1].Set[0].Value != tc.last {
+			t.Errorf("%s: %d runs, %v ... %v; want %d, %s ... %s", tc.grid, len(p.Runs), p.Runs[0].Set, p.Runs[len(p.Runs)-1].Set, tc.n, tc.first, tc.last)
+		}
 	}
 }
 
