@@ -49,13 +49,13 @@ func run(args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q (all options are flags; see -help)", fs.Arg(0))
+		return fmt.Errorf("mnist: unexpected argument %q (all options are flags; see -help)", fs.Arg(0))
 	}
 	if *epochs <= 0 || *batch <= 0 || !(*lr > 0) {
-		return errors.New("-epochs, -batch and -lr must be positive")
+		return errors.New("mnist: -epochs, -batch and -lr must be positive")
 	}
 	if *subset < 0 {
-		return errors.New("-subset must be 0 (the whole training set) or positive")
+		return errors.New("mnist: -subset must be 0 (the whole training set) or positive")
 	}
 	ds, err := mnist.DatasetNamed(*dataset)
 	if err != nil {
