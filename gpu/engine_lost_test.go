@@ -6,6 +6,7 @@ import (
 	"flag"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,8 +34,8 @@ func lostMessage(t *testing.T, call string, err error, what string) {
 }
 
 // TestEngineLostDevice: once a readback has failed, Iterate returns its
-// error and no loss, and so do every later Iterate, Model, LogitGrads and
-// OptimizerState. Only the first readback fails (as a real loss never
+// error and no loss, and so do every later Iterate (which runs nothing),
+// Model, LogitGrads and OptimizerState. Only the first readback fails (as a real loss never
 // would), so the later errors can only be the one the engine kept.
 func TestEngineLostDevice(t *testing.T) {
 	setup, run := xorTask(t)
@@ -49,8 +50,15 @@ func TestEngineLostDevice(t *testing.T) {
 	if loss != 0 {
 		t.Errorf("Iterate on a lost device returned the loss %v", loss)
 	}
+	state, err := gpu.FinalState(e) // the failed Iterate's (the fault has passed)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if loss, err := e.Iterate(run.Source(rng)); err != lost || loss != 0 {
 		t.Errorf("the next Iterate: loss %v, error %v; want the lost device's error", loss, err)
+	}
+	if again, err := gpu.FinalState(e); err != nil || !slices.Equal(again, state) {
+		t.Errorf("the next Iterate ran its rollout (final state read back: %v), want it skipped", err)
 	}
 	if m, err := e.Model(); err != lost || m != nil {
 		t.Errorf("Model after the loss: %v, error %v; want no model and the lost device's error", m, err)
