@@ -108,11 +108,12 @@ func (b *Buffer) Release() {
 	}
 }
 
-// readFault, when not nil, is asked before each readback of a buffer
-// (by its label) whether to fail it as a lost device's fails: the map
-// reports BufferMapAsyncStatusDeviceLost. It is the tests' way to lose a
-// device (export_test.go; lavapipe's never is); production never sets it.
-var readFault func(label string) bool
+// readFault, when not nil, is asked before each readback whether to fail
+// it as a lost device's fail: the map reports
+// BufferMapAsyncStatusDeviceLost. It is the tests' way to lose a device
+// (LoseDevice in export_test.go; lavapipe's never is); production never
+// sets it.
+var readFault func() bool
 
 // Read copies the first n elements of b back to the host, waiting for all
 // submitted work to finish first.
@@ -152,7 +153,7 @@ func Read[E float32 | uint32](d *Device, b *Buffer, n int) ([]E, error) {
 		return nil, fmt.Errorf("gpu: mapping %q: %v", b.Label, err)
 	}
 	d.dev.Poll(true, nil)
-	if readFault != nil && readFault(b.Label) {
+	if readFault != nil && readFault() {
 		status = wgpu.BufferMapAsyncStatusDeviceLost
 	}
 	if status != wgpu.BufferMapAsyncStatusSuccess {

@@ -31,7 +31,8 @@ type Options struct {
 // phase (coefficients, T steps, loss) and the backward phase (T steps back,
 // logit gradients, then the step: clipping, AdamW), and only the loss comes
 // back to the host. A straight-through iteration submits the step apart,
-// once the loss is known (straight.go).
+// once the loss is known (straight.go). After a failed readback (a lost
+// device) every later call returns that error (see read).
 type Engine struct {
 	setup     bptt.Setup
 	opts      Options
@@ -206,7 +207,7 @@ func (e *Engine) Iterate(b *bptt.Batch) (float64, error) {
 		panic(fmt.Sprintf("gpu: Engine.Iterate: batch %dx%d with %d init and %d target values, want %d and %d",
 			b.Height, b.Width, len(b.Init), len(b.Target), cells*c, cells*nl))
 	}
-	if e.err != nil {
+	if e.err != nil { // a lost device (see read): run nothing
 		return 0, e.err
 	}
 	if err := e.shape(b.Height, b.Width); err != nil {

@@ -18,7 +18,7 @@ func FinalState(e *Engine) ([]float32, error) {
 // later readbacks fail.
 func LoseDevice(t testing.TB, n int) {
 	left := n
-	readFault = func(string) bool {
+	readFault = func() bool {
 		if left == 0 {
 			return false
 		}
