@@ -172,8 +172,8 @@ func Train(ctx context.Context, eng Engine, setup Setup, run Run) ([]Metrics, *d
 			b.FireSeed = rng.Uint64()
 		}
 		before, err := eng.Model()
-		if err != nil {
-			return all, nil, err
+		if err != nil { // a GPU engine whose device was lost, say
+			return all, nil, fmt.Errorf("bptt: iteration %d: %w", it, err)
 		}
 		if err := CheckLogits(before); err != nil { // guard.go
 			return all, nil, fmt.Errorf("bptt: iteration %d: %w", it, err)

@@ -108,6 +108,13 @@ func (b *Buffer) Release() {
 	}
 }
 
+// readFault, when not nil, is asked before each readback whether to fail
+// it as a lost device's fail: the map reports
+// BufferMapAsyncStatusDeviceLost. It is the tests' way to lose a device
+// (LoseDevice in export_test.go; lavapipe's never is); production never
+// sets it.
+var readFault func() bool
+
 // Read copies the first n elements of b back to the host, waiting for all
 // submitted work to finish first.
 func Read[E float32 | uint32](d *Device, b *Buffer, n int) ([]E, error) {
@@ -146,6 +153,9 @@ func Read[E float32 | uint32](d *Device, b *Buffer, n int) ([]E, error) {
 		return nil, fmt.Errorf("gpu: mapping %q: %v", b.Label, err)
 	}
 	d.dev.Poll(true, nil)
+	if readFault != nil && readFault() {
+		status = wgpu.BufferMapAsyncStatusDeviceLost
+	}
 	if status != wgpu.BufferMapAsyncStatusSuccess {
 		return nil, fmt.Errorf("gpu: mapping %q for readback failed: %v (the device may have been lost)", b.Label, status)
 	}

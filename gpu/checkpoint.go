@@ -27,7 +27,7 @@ func (e *Engine) OptimizerState() (optim.State, error) {
 		name string
 		buf  *Buffer
 	}{{"m", e.opt.m}, {"v", e.opt.v}} {
-		all, err := Read[float32](e.d, b.buf, e.opt.N)
+		all, err := e.read(b.buf, e.opt.N)
 		if err != nil {
 			return optim.State{}, err
 		}

@@ -79,6 +79,8 @@
 // # Errors
 //
 // Device failures (no adapter, out of memory, a shader that does not compile)
-// are returned as errors. Programmer errors (mismatched lengths, a layer with
+// are returned as errors. A lost device shows as a failed readback ("the
+// device may have been lost"); the Engine and the AutogradDevice keep that
+// error and return it from every later call, never stale numbers. Programmer errors (mismatched lengths, a layer with
 // no gates) panic with a message prefixed "gpu: ".
 package gpu

@@ -31,7 +31,8 @@ type Options struct {
 // phase (coefficients, T steps, loss) and the backward phase (T steps back,
 // logit gradients, then the step: clipping, AdamW), and only the loss comes
 // back to the host. A straight-through iteration submits the step apart,
-// once the loss is known (straight.go).
+// once the loss is known (straight.go). After a failed readback (a lost
+// device) every later call returns that error (see read).
 type Engine struct {
 	setup     bptt.Setup
 	opts      Options
@@ -45,6 +46,7 @@ type Engine struct {
 	r         *rollout // buffers and programs for the current grid shape
 	penalty   float64  // the state penalty's weight (SetStatePenalty), 0 for none
 	straight  bool     // straight-through (SetStraightThrough)
+	err       error    // the first failed readback's (see read)
 }
 
 var _ bptt.Engine = (*Engine)(nil)
@@ -205,6 +207,9 @@ func (e *Engine) Iterate(b *bptt.Batch) (float64, error) {
 		panic(fmt.Sprintf("gpu: Engine.Iterate: batch %dx%d with %d init and %d target values, want %d and %d",
 			b.Height, b.Width, len(b.Init), len(b.Target), cells*c, cells*nl))
 	}
+	if e.err != nil { // a lost device (see read): run nothing
+		return 0, e.err
+	}
 	if err := e.shape(b.Height, b.Width); err != nil {
 		return 0, err
 	}
@@ -237,7 +242,7 @@ func (e *Engine) Iterate(b *bptt.Batch) (float64, error) {
 	if err := errors.Join(errs...); err != nil {
 		return 0, err
 	}
-	loss, err := Read[float32](e.d, r.loss, 1)
+	loss, err := e.read(r.loss, 1)
 	if err != nil {
 		return 0, err
 	}
@@ -250,6 +255,22 @@ func (e *Engine) Iterate(b *bptt.Batch) (float64, error) {
 		}
 	}
 	return float64(loss[0]), nil
+}
+
+// read reads the first n values of b back. After a failed readback the
+// engine's state is unknown (the device may have been lost): it keeps the
+// error and returns it from every later Iterate and readback, so that
+// training stops instead of going on, or handing out logits, from a device
+// that no longer answers. Resume from the last checkpoint instead.
+func (e *Engine) read(b *Buffer, n int) ([]float32, error) {
+	if e.err != nil {
+		return nil, e.err
+	}
+	v, err := Read[float32](e.d, b, n)
+	if err != nil {
+		e.err = err
+	}
+	return v, err
 }
 
 // Dispatches returns the kernel dispatches and command submissions of one
@@ -301,7 +322,7 @@ func (e *Engine) initFire() error {
 // Model implements bptt.Engine: a copy of the model with the logits read
 // back from the device.
 func (e *Engine) Model() (*dlca.Model, error) {
-	logits, err := Read[float32](e.d, e.g.Logits, 16*e.g.N)
+	logits, err := e.read(e.g.Logits, 16*e.g.N)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +339,7 @@ func (e *Engine) Model() (*dlca.Model, error) {
 // to every layer's logits, clipped, in dlca's Layers order (for tests and
 // diagnostics; training never reads it back).
 func (e *Engine) LogitGrads() ([][]float32, error) {
-	all, err := Read[float32](e.d, e.g.Grads, 16*e.g.N)
+	all, err := e.read(e.g.Grads, 16*e.g.N)
 	if err != nil {
 		return nil, err
 	}
