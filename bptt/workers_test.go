@@ -62,10 +62,17 @@ func TestWorkersTrainTheSameModel(t *testing.T) {
 
 // TestWorkerChoiceTimesAgain: the choice is made after the untimed first
 // iteration and workerTrials of each kind, kept for workerRetrial
-// iterations, then timed again, alternating one worker and all.
+// iterations, then timed again, alternating one worker and all. Every
+// iteration takes 1 ms on the test's clock: on the real one, iterations
+// that do nothing vary by more than the slowdown that starts a trial early
+// (TestWorkerChoiceNoticesASlowdown).
 func TestWorkerChoiceTimesAgain(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	c := bptt.NewWorkerChoice(0)
+	var clock time.Time
+	c := bptt.NewWorkerChoiceClock(0, func() time.Time {
+		clock = clock.Add(time.Millisecond / 2) // twice an iteration: its start and its end
+		return clock
+	})
 	var got []int
 	for i := range bptt.WorkerRetrial + 2*bptt.WorkerTrials + 2 {
 		w, done := c.Next()
