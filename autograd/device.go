@@ -73,6 +73,12 @@ func (cpuDevice) Sync() error    { return nil }
 
 // errCPUStorage is what the CPU says to a caller that treats it as a device
 // with Storage: its tensors hold slices instead.
+// ErrDeviceLost is wrapped by a device's errors when the device may have
+// been lost (a driver reset, the GPU removed): its work and its tensors are
+// gone, so a long run should go on from its last checkpoint, elsewhere if
+// need be. Test for it with errors.Is.
+var ErrDeviceLost = errors.New("the device may have been lost")
+
 var errCPUStorage = errors.New("autograd: the CPU keeps tensors in slices, not Storage (use New or Zeros)")
 
 func (cpuDevice) Alloc(DType, int) Storage        { panic(errCPUStorage.Error()) }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/cogentcore/webgpu/wgpu"
+
+	"github.com/dlca/dlca/autograd"
 )
 
 // Buffer is a device storage buffer of n 4-byte elements (float32 or uint32).
@@ -157,7 +159,7 @@ func Read[E float32 | uint32](d *Device, b *Buffer, n int) ([]E, error) {
 		status = wgpu.BufferMapAsyncStatusDeviceLost
 	}
 	if status != wgpu.BufferMapAsyncStatusSuccess {
-		return nil, fmt.Errorf("gpu: mapping %q for readback failed: %v (the device may have been lost)", b.Label, status)
+		return nil, fmt.Errorf("gpu: mapping %q for readback failed: %v (%w)", b.Label, status, autograd.ErrDeviceLost)
 	}
 	copy(out, wgpu.FromBytes[E](staging.GetMappedRange(0, uint(size))))
 	staging.Unmap()

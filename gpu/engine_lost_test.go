@@ -3,6 +3,7 @@ package gpu_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"math"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/gpu"
@@ -25,6 +27,9 @@ func lostMessage(t *testing.T, call string, err error, what string) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("%s on a lost device: no error", call)
+	}
+	if !errors.Is(err, autograd.ErrDeviceLost) {
+		t.Errorf("%s on a lost device: %q does not wrap autograd.ErrDeviceLost", call, err)
 	}
 	for _, want := range []string{what, "the device may have been lost"} {
 		if !strings.Contains(err.Error(), want) {
@@ -113,7 +118,7 @@ func TestTrainLostDevice(t *testing.T) {
 	stopped := o.Stopped(trainErr)
 	stop()
 	path := o.CheckpointPath()
-	lostMessage(t, "LongRun.Stopped", stopped, "the last good checkpoint is "+path+" (iteration 3)")
+	lostMessage(t, "LongRun.Stopped", stopped, "the last good checkpoint is "+path+" (iteration 3); go on with: dlca train -resume "+path+" (add -device cpu if the GPU stays gone)")
 	t.Logf("the user sees:\n%v", stopped)
 
 	// Resume on the CPU from the checkpoint alone, as dlca train -resume

@@ -14,6 +14,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/bptt"
 )
 
@@ -215,6 +216,9 @@ func (o *LongRun) Stopped(err error) error {
 		return fmt.Errorf("interrupted after iteration %d; saved checkpoint %s; go on with: %s", o.k.Iteration(), o.k.Path, o.ResumeCommand(o.k.Path))
 	}
 	if saved := o.k.Saved(); saved >= 0 {
+		if errors.Is(err, autograd.ErrDeviceLost) { // nothing wrong with the run: go on
+			return fmt.Errorf("%w\nthe last good checkpoint is %s (iteration %d); go on with: %s (add -device cpu if the GPU stays gone)", err, o.k.Path, saved, o.ResumeCommand(o.k.Path))
+		}
 		return fmt.Errorf("%w\nthe last good checkpoint is %s (iteration %d)", err, o.k.Path, saved)
 	}
 	return err

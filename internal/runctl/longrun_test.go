@@ -3,7 +3,9 @@ package runctl
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,5 +180,27 @@ func TestFinalSaveFails(t *testing.T) {
 				t.Fatalf("%d warnings, want %d:\n%s", n, tc.warnings, warn)
 			}
 		})
+	}
+}
+
+// TestStoppedByALostDevice: a run stopped by a lost device (an error
+// wrapping autograd.ErrDeviceLost) is told how to go on from its last
+// checkpoint, on the CPU if the GPU stays gone; one stopped by anything else
+// (a NaN, which resuming would meet again) only where that checkpoint is.
+func TestStoppedByALostDevice(t *testing.T) {
+	o := &LongRun{Command: "dlca train"}
+	out := filepath.Join(t.TempDir(), "run")
+	parse(t, o, "-experiment", "checkerboard-small", "-iterations", "2", "-checkpoint-every", "1", "-out", out)
+	if err, _ := train(t, o, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	ckpt := filepath.Join(out, "checkpoint.json")
+	lost := o.Stopped(fmt.Errorf("bptt: iteration 3: gpu: mapping \"logits\" for readback failed: device-lost (%w)", autograd.ErrDeviceLost))
+	if want := "the last good checkpoint is " + ckpt + " (iteration 2); go on with: dlca train -resume " + ckpt + " (add -device cpu if the GPU stays gone)"; !strings.Contains(lost.Error(), want) || !errors.Is(lost, autograd.ErrDeviceLost) {
+		t.Errorf("lost device: %q; want it to say %q", lost, want)
+	}
+	nan := o.Stopped(errors.New("bptt: iteration 3: the loss is NaN"))
+	if !strings.Contains(nan.Error(), "the last good checkpoint is "+ckpt) || strings.Contains(nan.Error(), "go on with") {
+		t.Errorf("a NaN: %q; want where the checkpoint is, and no command that would meet the NaN again", nan)
 	}
 }
