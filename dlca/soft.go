@@ -64,17 +64,9 @@ func (m *Model) hardCoeffs() any {
 }
 
 func hardCoefficients[F gates.Float](m *Model) [][]F {
-	table := gates.CoeffTable()
 	var cs [][]F
 	for _, l := range m.Layers() {
-		ops := l.HardOps()
-		c := make([]F, 4*len(ops))
-		for k, o := range ops {
-			for j, v := range table[o] {
-				c[4*k+j] = F(v)
-			}
-		}
-		cs = append(cs, c)
+		cs = append(cs, gates.HardCoeffs[F](l.HardOps()))
 	}
 	return cs
 }

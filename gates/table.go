@@ -85,6 +85,19 @@ func (o Op) Grad(a, b float64) (da, db float64) {
 	return c[1] + c[3]*b, c[2] + c[3]*a
 }
 
+// HardCoeffs returns the coefficients of ops, 4 per op in order: the
+// relaxed form of gates that have each decided on one op (one-hot
+// probabilities), as a straight-through rollout steps forward with them.
+func HardCoeffs[F Float](ops []Op) []F {
+	c := make([]F, 4*len(ops))
+	for k, o := range ops {
+		for j, v := range coeffTable[o] {
+			c[4*k+j] = F(v)
+		}
+	}
+	return c
+}
+
 // CoeffTable32 returns the relaxed coefficients of all 16 ops as float32,
 // op-major ([16][4] flattened: c0, c1, c2, c3 of False, then of And, ...),
 // the layout shaders and device buffers take.

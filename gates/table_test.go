@@ -151,3 +151,25 @@ func evalExpr(t *testing.T, expr string, a, b uint64) uint64 {
 	}
 	return eval(e)
 }
+
+// TestHardCoeffs: each op's hard coefficients, evaluated as the relaxed
+// form c0 + c1*a + c2*b + c3*a*b on bits, give its truth table.
+func TestHardCoeffs(t *testing.T) {
+	ops := make([]Op, NumOps)
+	for o := range ops {
+		ops[o] = Op(NumOps - 1 - o) // out of order, to hold the layout
+	}
+	c := HardCoeffs[float64](ops)
+	if len(c) != 4*NumOps {
+		t.Fatalf("%d coefficients for %d ops", len(c), NumOps)
+	}
+	for k, o := range ops {
+		for _, ab := range [][2]float64{{0, 0}, {0, 1}, {1, 0}, {1, 1}} {
+			a, b := ab[0], ab[1]
+			got := c[4*k] + c[4*k+1]*a + c[4*k+2]*b + c[4*k+3]*a*b
+			if want := float64(o.Truth(uint8(a), uint8(b))); got != want {
+				t.Errorf("op %v at (%v, %v): %v, want %v", o, a, b, got, want)
+			}
+		}
+	}
+}

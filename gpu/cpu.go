@@ -34,14 +34,7 @@ func (CPU) GateCoeffs(logits []float32) (probs, coeffs []float32, err error) {
 func (CPU) GateHardCoeffs(logits []float32) ([]float32, error) {
 	n := len(logits) / gates.NumOps
 	l := &gates.Layer{Name: "hard", Groups: 1, Out: n, Logits: autograd.New(append([]float32(nil), logits...), 1, n, gates.NumOps)}
-	table := gates.CoeffTable()
-	hard := make([]float32, 0, 4*n)
-	for _, o := range l.HardOps() {
-		for _, v := range table[o] {
-			hard = append(hard, float32(v))
-		}
-	}
-	return hard, nil
+	return gates.HardCoeffs[float32](l.HardOps()), nil
 }
 
 // GateForward is gates.ForwardSoftFM.
