@@ -34,9 +34,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         for (var k = 0u; k < params.n; k++) {
             sum += exp(src[base + k * params.inner] - m);
         }
+        let norm = softmaxNorm(params.op, sum);
         for (var k = 0u; k < params.n; k++) {
             let i = base + k * params.inner;
-            out[i] = softmaxOut(params.op, src[i] - m, sum);
+            out[i] = softmaxOut(params.op, src[i] - m, norm);
         }
     }
 }

@@ -32,10 +32,10 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
         for (var k = lid.x; k < params.n; k += 64u) {
             sum += exp(src[base + k * params.inner] - m);
         }
-        sum = combined(lid.x, OP_Sum, sum);
+        let norm = softmaxNorm(params.op, combined(lid.x, OP_Sum, sum));
         for (var k = lid.x; k < params.n; k += 64u) {
             let i = base + k * params.inner;
-            out[i] = softmaxOut(params.op, src[i] - m, sum);
+            out[i] = softmaxOut(params.op, src[i] - m, norm);
         }
     }
 }

@@ -12,11 +12,21 @@ fn softmaxShift(m: f32) -> f32 {
     return m;
 }
 
-// softmaxOut is an element's output from its shifted value v and the
-// slice's sum of exponentials: the softmax (op 0) or the log-softmax (op 1).
-fn softmaxOut(op: u32, v: f32, sum: f32) -> f32 {
+// softmaxNorm is what a slice's elements are normalised by, from its sum
+// of exponentials: the sum for the softmax (op 0), its log for the
+// log-softmax (op 1); once per slice, not per element.
+fn softmaxNorm(op: u32, sum: f32) -> f32 {
     if (op == 1u) {
-        return v - log(sum);
+        return log(sum);
     }
-    return exp(v) / sum;
+    return sum;
+}
+
+// softmaxOut is an element's output from its shifted value v and the
+// slice's softmaxNorm: the softmax (op 0) or the log-softmax (op 1).
+fn softmaxOut(op: u32, v: f32, norm: f32) -> f32 {
+    if (op == 1u) {
+        return v - norm;
+    }
+    return exp(v) / norm;
 }
