@@ -226,3 +226,39 @@ func TestNPYWriterCounts(t *testing.T) {
 		t.Error("float32 values into a uint8 array: no error")
 	}
 }
+
+// endless is a reader of header followed by zeros for ever, counting what
+// was read.
+type endless struct {
+	header []byte
+	read   int
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	n := 0
+	if e.read < len(e.header) {
+		n = copy(p, e.header[e.read:])
+	} else {
+		n = len(p)
+		clear(p)
+	}
+	e.read += n
+	return n, nil
+}
+
+// TestReadNPYReadsNoMoreThanItNeeds: a grid over spec.MaxSide is refused
+// with its header read and nothing more, and a file holding more than its
+// values is read as far as they go: ReadNPY never takes a whole file in
+// before it knows what it needs.
+func TestReadNPYReadsNoMoreThanItNeeds(t *testing.T) {
+	header := handNPY("{'descr': '|u1', 'fortran_order': False, 'shape': (5000, 2, 1), }", nil)
+	r := &endless{header: header}
+	if _, err := ReadNPY(r, Spec{Channels: 1, MaxSide: 4096}); err == nil || !strings.Contains(err.Error(), "at most 4096") || r.read != len(header) {
+		t.Errorf("a grid over MaxSide: error %v after reading %d bytes; want the refusal after the %d of the header", err, r.read, len(header))
+	}
+	r = &endless{header: header}
+	s, err := ReadNPY(r, Spec{Channels: 1})
+	if err != nil || s.Height != 5000 || r.read != len(header)+10000 {
+		t.Errorf("5000x2 bytes of an endless file: %v after reading %d bytes; want the state after %d", err, r.read, len(header)+10000)
+	}
+}

@@ -26,9 +26,11 @@ const maxHeader = 1 << 16
 // ReadNPY reads a state from a NumPy .npy array [H, W, C] with C =
 // spec.Channels ([H, W] when that is 1) whose values spec allows.
 //
-// NOTE: it reads the whole file first, so that a header promising more
-// values than the file holds is refused before they are allocated: a file
-// of a hundred bytes could otherwise ask for gigabytes.
+// NOTE: it reads the header first and checks the shape against spec, then
+// reads no more data than the values need, and refuses a file that ends
+// before them before they are allocated: a file of a hundred bytes could
+// otherwise ask for gigabytes, and a huge file is refused by spec.MaxSide
+// unread.
 //
 // NOTE: npyio panics on some malformed headers (no newline, its keys out
 // of order: FuzzReadNPY found them); ReadNPY turns such a panic into an
@@ -39,15 +41,11 @@ func ReadNPY(r io.Reader, spec Spec) (s *State, err error) {
 			s, err = nil, fmt.Errorf("not a NumPy .npy file: its header does not read (%v)", p)
 		}
 	}()
-	data, err := io.ReadAll(r)
+	header, err := readHeader(r)
 	if err != nil {
 		return nil, err
 	}
-	header, err := headerLength(data)
-	if err != nil {
-		return nil, err
-	}
-	rd, err := npyio.NewReader(bytes.NewReader(data))
+	rd, err := npyio.NewReader(bytes.NewReader(header))
 	if err != nil {
 		return nil, fmt.Errorf("not a NumPy .npy file: %w", err)
 	}
@@ -62,8 +60,13 @@ func ReadNPY(r io.Reader, spec Spec) (s *State, err error) {
 	if err := spec.checkSize(h, w); err != nil {
 		return nil, err
 	}
-	if err := checkDataLength(rd.Header.Descr.Type, h, w, c, len(data)-header); err != nil {
+	data, err := readData(r, rd.Header.Descr.Type, h, w, c)
+	if err != nil {
 		return nil, err
+	}
+	rd, err = npyio.NewReader(io.MultiReader(bytes.NewReader(header), bytes.NewReader(data)))
+	if err != nil {
+		return nil, fmt.Errorf("not a NumPy .npy file: %w", err)
 	}
 	values, err := readValues(rd, h*w*c)
 	if err != nil {
@@ -79,52 +82,58 @@ func ReadNPY(r io.Reader, spec Spec) (s *State, err error) {
 	return s, nil
 }
 
-// headerLength returns the length of an .npy file's magic, version,
-// header length and header, refusing a header longer than maxHeader
-// before npyio allocates it, and one the file does not hold whole, which
-// npyio does not always refuse. A file without the magic gives 0, for npyio
-// to refuse.
-func headerLength(data []byte) (int, error) {
-	if len(data) < len(npy.Magic) || !bytes.Equal(data[:len(npy.Magic)], npy.Magic[:]) {
-		return 0, nil
+// readHeader reads an .npy file's magic, version, header length and
+// header, refusing a header longer than maxHeader before reading it, and
+// one the file does not hold whole, which npyio does not always refuse.
+func readHeader(r io.Reader) ([]byte, error) {
+	head := make([]byte, 10, 12)
+	if n, err := io.ReadFull(r, head); n < len(npy.Magic) || !bytes.Equal(head[:len(npy.Magic)], npy.Magic[:]) {
+		return nil, fmt.Errorf("not a NumPy .npy file: it does not start as one (%d bytes)", n)
+	} else if err != nil {
+		return nil, fmt.Errorf("the file ends inside its .npy header (%d bytes): it is cut short", n)
 	}
-	short := fmt.Errorf("the file ends inside its .npy header (%d bytes): it is cut short", len(data))
-	if len(data) < 10 {
-		return 0, short
-	}
-	n, prefix := uint32(binary.LittleEndian.Uint16(data[8:])), uint32(10)
-	if data[6] >= 2 {
-		if len(data) < 12 {
-			return 0, short
+	n := uint32(binary.LittleEndian.Uint16(head[8:]))
+	if head[6] >= 2 {
+		head = head[:12]
+		if _, err := io.ReadFull(r, head[10:]); err != nil {
+			return nil, fmt.Errorf("the file ends inside its .npy header: it is cut short")
 		}
-		n, prefix = binary.LittleEndian.Uint32(data[8:]), 12
+		n = binary.LittleEndian.Uint32(head[8:])
 	}
 	switch {
 	case n > maxHeader:
-		return 0, fmt.Errorf("the .npy header claims %d bytes; a NumPy array's header is a few hundred", n)
+		return nil, fmt.Errorf("the .npy header claims %d bytes; a NumPy array's header is a few hundred", n)
 	case n == 0:
-		return 0, fmt.Errorf("the .npy header is empty: it must describe the array (dtype, order, shape)")
-	case uint32(len(data)) < prefix+n:
-		return 0, short
+		return nil, fmt.Errorf("the .npy header is empty: it must describe the array (dtype, order, shape)")
 	}
-	return int(prefix + n), nil
+	header := append(head, make([]byte, n)...)
+	if _, err := io.ReadFull(r, header[len(head):]); err != nil {
+		return nil, fmt.Errorf("the file ends inside its .npy header: it is cut short")
+	}
+	return header, nil
 }
 
-// checkDataLength refuses an [h, w, c] array of dtype whose values need
-// more than the have bytes that follow the header. Unknown dtypes are left
-// for readValues to refuse.
-func checkDataLength(dtype string, h, w, c, have int) error {
+// readData reads the bytes of an [h, w, c] array of dtype that follow the
+// header, no more, refusing a file that ends before them. For a dtype it
+// does not know it reads nothing, for readValues to refuse.
+func readData(r io.Reader, dtype string, h, w, c int) ([]byte, error) {
 	dt := strings.TrimLeft(strings.Trim(dtype, `'"`), "<>|=")
 	size, err := strconv.Atoi(dt[min(1, len(dt)):])
 	if err != nil || len(dt) < 2 || !strings.ContainsRune("buif", rune(dt[0])) {
-		return nil
+		return nil, nil
 	}
 	// NOTE: in float64, so that absurd shapes cannot overflow into small
-	// numbers.
-	if need := float64(h) * float64(w) * float64(c) * float64(size); need > float64(max(have, 0)) {
-		return fmt.Errorf("the file ends before the %.0f values its header promises (they need %.0f bytes, it holds %d after the header)", float64(h)*float64(w)*float64(c), need, max(have, 0))
+	// numbers; a limit beyond any file is clamped, as the file will end first.
+	values := float64(h) * float64(w) * float64(c)
+	need := values * float64(size)
+	data, err := io.ReadAll(io.LimitReader(r, int64(min(need, 1<<62))))
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	if float64(len(data)) < need {
+		return nil, fmt.Errorf("the file ends before the %.0f values its header promises (they need %.0f bytes, it holds %d after the header)", values, need, len(data))
+	}
+	return data, nil
 }
 
 // readValues reads n values of the array rd describes as float32s.
