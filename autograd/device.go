@@ -71,14 +71,14 @@ func (cpuDevice) String() string { return "cpu" }
 func (cpuDevice) Err() error     { return nil }
 func (cpuDevice) Sync() error    { return nil }
 
-// errCPUStorage is what the CPU says to a caller that treats it as a device
-// with Storage: its tensors hold slices instead.
 // ErrDeviceLost is wrapped by a device's errors when the device may have
 // been lost (a driver reset, the GPU removed): its work and its tensors are
 // gone, so a long run should go on from its last checkpoint, elsewhere if
 // need be. Test for it with errors.Is.
 var ErrDeviceLost = errors.New("the device may have been lost")
 
+// errCPUStorage is what the CPU says to a caller that treats it as a device
+// with Storage: its tensors hold slices instead.
 var errCPUStorage = errors.New("autograd: the CPU keeps tensors in slices, not Storage (use New or Zeros)")
 
 func (cpuDevice) Alloc(DType, int) Storage        { panic(errCPUStorage.Error()) }
@@ -222,16 +222,6 @@ func fullOn(dev Device, dtype DType, v float64, shape []int) *Tensor {
 	out := newOn(dev, dtype, shape)
 	elementwiseOf("Full", dev).Fill(out, v)
 	return out
-}
-
-// requireCPU panics, naming op and the device, when any of ts lives on a
-// device other than the CPU: for ops that have no kernels there yet.
-func requireCPU(op string, ts ...*Tensor) {
-	for _, t := range ts {
-		if t != nil && t.dev != nil {
-			panic(fmt.Sprintf("autograd: %s has no kernel on %v; move its operands to the CPU with To(autograd.CPU)", op, t.dev))
-		}
-	}
 }
 
 // noKernel panics: dev implements no kernel set for op's family.

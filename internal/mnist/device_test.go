@@ -2,6 +2,7 @@ package mnist
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -18,7 +19,7 @@ type cpu64 struct{}
 func (cpu64) Name() string { return "cpu float64" }
 
 func (cpu64) Place(m nn.Module) (nn.Module, error) {
-	return MoveParameters(m, func(p *autograd.Tensor) (*autograd.Tensor, error) { return autograd.Cast(p, autograd.Float64), nil })
+	return castParameters(m, func(p *autograd.Tensor) (*autograd.Tensor, error) { return autograd.Cast(p, autograd.Float64), nil })
 }
 
 func (cpu64) Input(x *autograd.Tensor) (*autograd.Tensor, error) {
@@ -27,10 +28,10 @@ func (cpu64) Input(x *autograd.Tensor) (*autograd.Tensor, error) {
 
 func (cpu64) Host(t *autograd.Tensor) (*autograd.Tensor, error) { return t, nil }
 
-// TestMoveParameters: a placed model's parameters are the moved ones, leaves
-// that require a gradient, and a layer MoveParameters does not know is
+// TestCastParameters: a placed model's parameters are the moved ones, leaves
+// that require a gradient, and a layer castParameters does not know is
 // refused.
-func TestMoveParameters(t *testing.T) {
+func TestCastParameters(t *testing.T) {
 	for _, kind := range Models {
 		m := placed(t, kind, 1, cpu64{})
 		for i, p := range m.Parameters() {
@@ -173,4 +174,44 @@ func TestSubsetDevicesAgree(t *testing.T) {
 			t.Logf("%s on the GPU: test subset accuracy %.3f; %d of %d digits labelled otherwise than on the CPU", kind, ga, differ, len(gpu))
 		}
 	})
+}
+
+// castParameters replaces every parameter p of m, in place, by move(p) made
+// a leaf that requires a gradient, and returns m: how cpu64 puts a model in
+// float64 (devices move models with nn.To; nothing in autograd casts a
+// module's dtype). It knows the layers this package's models are built of
+// (Sequential, Linear, Conv2d and layers without parameters) and refuses
+// others.
+func castParameters(m nn.Module, move func(*autograd.Tensor) (*autograd.Tensor, error)) (nn.Module, error) {
+	moveEach := func(ps ...**autograd.Tensor) error {
+		for _, p := range ps {
+			if *p == nil {
+				continue // a layer without bias
+			}
+			moved, err := move(*p)
+			if err != nil {
+				return err
+			}
+			*p = moved.Detach().SetRequiresGrad(true)
+		}
+		return nil
+	}
+	var err error
+	switch l := m.(type) {
+	case *nn.Sequential:
+		for _, layer := range l.Layers {
+			if _, err = castParameters(layer, move); err != nil {
+				break
+			}
+		}
+	case *nn.Linear:
+		err = moveEach(&l.Weight, &l.Bias)
+	case *nn.Conv2d:
+		err = moveEach(&l.Weight, &l.Bias)
+	default:
+		if len(m.Parameters()) > 0 {
+			err = fmt.Errorf("mnist: cannot move the parameters of a %T", m)
+		}
+	}
+	return m, err
 }

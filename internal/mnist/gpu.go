@@ -32,9 +32,9 @@ func (gpuDevice) Name() string { return "gpu" }
 // says so in its first line.
 func (g gpuDevice) String() string { return g.dev.String() }
 
-// Place moves m's parameters to the GPU, in place.
+// Place moves m's parameters and buffers to the GPU, in place (nn.To).
 func (g gpuDevice) Place(m nn.Module) (nn.Module, error) {
-	return MoveParameters(m, func(p *autograd.Tensor) (*autograd.Tensor, error) { return p.To(g.dev) })
+	return m, nn.To(m, g.dev)
 }
 
 // Input returns x on the GPU.
