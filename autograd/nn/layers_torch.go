@@ -84,8 +84,10 @@ func NewPReLU(numParameters int, dtype autograd.DType) *PReLU {
 // the positions sharing it. With several slopes, x needs at least two
 // dimensions with the channels on axis 1; it panics otherwise.
 func (p *PReLU) Forward(x *autograd.Tensor) *autograd.Tensor {
-	w := autograd.Reshape(p.Weight) // one slope: a 0-D tensor broadcasts to any x
-	if c := p.Weight.Len(); c != 1 {
+	var w *autograd.Tensor
+	if c := p.Weight.Len(); c == 1 {
+		w = autograd.Reshape(p.Weight) // a 0-D slope broadcasts to any x
+	} else {
 		if x.Dim() < 2 || x.Size(1) != c {
 			panic(fmt.Sprintf("nn: PReLU: input %v for %d slopes (want channels, %d, on axis 1)", x.Shape(), c, c))
 		}
