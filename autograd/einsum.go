@@ -22,14 +22,19 @@ import (
 // share no summed letter) after Permute and Reshape. It panics, naming the
 // subscript, on an ellipsis ("..." is not supported), a character that is
 // not a letter, a count of letters that differs from an operand's
-// dimensions, one letter with two lengths (size-1 broadcasting is not
-// supported either), or an output letter that is repeated or missing from
-// the inputs.
+// dimensions, one letter with two lengths neither of which is 1 (a length
+// 1 broadcasts, as in PyTorch; within one operand a repeated letter's
+// lengths must be equal), or an output letter that is repeated or missing
+// from the inputs.
 func Einsum(subscripts string, operands ...*Tensor) *Tensor {
-	ins, out := parseEinsum(subscripts, operands)
+	ins, out, size := parseEinsum(subscripts, operands)
 	terms := make([]einsumTerm, len(operands))
 	for k, op := range operands {
-		terms[k] = einsumTerm{op, ins[k]}.diagonals(subscripts)
+		shape := make([]int, len(ins[k]))
+		for d, l := range ins[k] {
+			shape[d] = size[l]
+		}
+		terms[k] = einsumTerm{Expand(op, shape...), ins[k]}.diagonals()
 	}
 	// needed(k) lists the letters still needed once the operands before k
 	// are combined: the output's and those of operands k, k+1, ...
@@ -65,8 +70,9 @@ type einsumTerm struct {
 }
 
 // parseEinsum splits subscripts into one letter string per operand and
-// the output's, checking them against the operands.
-func parseEinsum(subscripts string, operands []*Tensor) (ins []string, out string) {
+// the output's, checking them against the operands, and returns each
+// letter's length after broadcasting.
+func parseEinsum(subscripts string, operands []*Tensor) (ins []string, out string, size map[rune]int) {
 	fail := func(format string, args ...any) {
 		panic(fmt.Sprintf("autograd: Einsum %q: ", subscripts) + fmt.Sprintf(format, args...))
 	}
@@ -79,7 +85,7 @@ func parseEinsum(subscripts string, operands []*Tensor) (ins []string, out strin
 	if len(operands) == 0 || len(ins) != len(operands) {
 		fail("%d operand subscripts for %d operands", len(ins), len(operands))
 	}
-	size := map[rune]int{}
+	size = map[rune]int{}
 	count := map[rune]int{}
 	for k, in := range ins {
 		for _, l := range in {
@@ -91,10 +97,17 @@ func parseEinsum(subscripts string, operands []*Tensor) (ins []string, out strin
 			fail("operand %d has %d dimensions %v but subscript %q names %d", k, operands[k].Dim(), operands[k].shape, in, len(in))
 		}
 		for d, l := range in {
-			if n, seen := size[l]; seen && n != operands[k].shape[d] {
-				fail("letter %q has length %d and %d (operand %d %v); size-1 broadcasting is not supported", l, n, operands[k].shape[d], k, operands[k].shape)
+			n := operands[k].shape[d]
+			if j := strings.IndexRune(in, l); j < d && operands[k].shape[j] != n {
+				fail("letter %q names lengths %d and %d of operand %d %v (a diagonal needs equal lengths)", l, operands[k].shape[j], n, k, operands[k].shape)
 			}
-			size[l] = operands[k].shape[d]
+			m, seen := size[l]
+			if seen && m != n && m != 1 && n != 1 {
+				fail("letter %q has lengths %d and %d (operand %d %v); they must match or one be 1", l, m, n, k, operands[k].shape)
+			}
+			if !seen || m == 1 {
+				size[l] = n
+			}
 			count[l]++
 		}
 		checkDType("Einsum", operands[0], operands[k])
@@ -107,7 +120,7 @@ func parseEinsum(subscripts string, operands []*Tensor) (ins []string, out strin
 			}
 		}
 		slices.Sort(once)
-		return ins, string(once)
+		return ins, string(once), size
 	}
 	for i, l := range rhs {
 		switch {
@@ -119,14 +132,14 @@ func parseEinsum(subscripts string, operands []*Tensor) (ins []string, out strin
 			fail("output letter %q appears in no operand", l)
 		}
 	}
-	return ins, rhs
+	return ins, rhs, size
 }
 
 func isEinsumLetter(l rune) bool { return l >= 'a' && l <= 'z' || l >= 'A' && l <= 'Z' }
 
 // diagonals takes the diagonal over every letter repeated in the term,
 // until each letter names one dimension.
-func (e einsumTerm) diagonals(subscripts string) einsumTerm {
+func (e einsumTerm) diagonals() einsumTerm {
 	for {
 		p, q := -1, -1
 		for i, l := range e.letters {

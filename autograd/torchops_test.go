@@ -133,7 +133,7 @@ func einsumReference(subs string, ops ...*Tensor) []float64 {
 			if _, ok := size[in[d]]; !ok {
 				letters = append(letters, in[d])
 			}
-			size[in[d]] = ops[k].shape[d]
+			size[in[d]] = max(size[in[d]], ops[k].shape[d])
 		}
 	}
 	if !explicit {
@@ -159,7 +159,11 @@ func einsumReference(subs string, ops ...*Tensor) []float64 {
 			for k, in := range ins {
 				off := 0
 				for d := range len(in) {
-					off = off*ops[k].shape[d] + val[in[d]]
+					i := val[in[d]]
+					if ops[k].shape[d] == 1 { // broadcast
+						i = 0
+					}
+					off = off*ops[k].shape[d] + i
 				}
 				p *= ops[k].At(off)
 			}
@@ -205,6 +209,9 @@ var einsumCases = []struct {
 	{"ijk->kij", [][]int{{2, 3, 4}}},
 	{"i,jk->", [][]int{{3}, {2, 2}}},
 	{"ab,cd->dacb", [][]int{{2, 3}, {2, 2}}},
+	{"ij,jk->ik", [][]int{{3, 1}, {4, 2}}},
+	{"bij,bjk->bik", [][]int{{1, 3, 4}, {2, 4, 1}}},
+	{"ii,i->i", [][]int{{1, 1}, {3}}},
 }
 
 // TestEinsumValues compares Einsum with its definition on every case, and
@@ -228,7 +235,8 @@ func TestEinsumValues(t *testing.T) {
 		{"...ij,jk->ik", []*Tensor{a, b}, "ellipsis"},
 		{"ij,jk->ik", []*Tensor{a}, "2 operand subscripts for 1 operands"},
 		{"ijk,jk->ik", []*Tensor{a, b}, "names 3"},
-		{"ij,ik->ik", []*Tensor{a, b}, `letter 'i' has length 2 and 3`},
+		{"ij,ik->ik", []*Tensor{a, b}, `letter 'i' has lengths 2 and 3`},
+		{"ii->i", []*Tensor{a}, "a diagonal needs equal lengths"},
 		{"ij,jk->iz", []*Tensor{a, b}, `'z' appears in no operand`},
 		{"ij,jk->ii", []*Tensor{a, b}, "twice"},
 		{"i1,jk->ik", []*Tensor{a, b}, "not a letter"},
