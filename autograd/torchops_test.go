@@ -212,6 +212,9 @@ var einsumCases = []struct {
 	{"ij,jk->ik", [][]int{{3, 1}, {4, 2}}},
 	{"bij,bjk->bik", [][]int{{1, 3, 4}, {2, 4, 1}}},
 	{"ii,i->i", [][]int{{1, 1}, {3}}},
+	{",ij->ij", [][]int{{}, {2, 3}}},
+	{"iji->j", [][]int{{3, 2, 3}}},
+	{"iii->i", [][]int{{2, 2, 2}}},
 }
 
 // TestEinsumValues compares Einsum with its definition on every case, and
