@@ -221,7 +221,9 @@ func TestMarginLosses(t *testing.T) {
 			}{
 				{"MarginRanking", func(in []*autograd.Tensor) *autograd.Tensor { return MarginRankingLoss(in[0], in[1], in[2], margin, r) }, []*autograd.Tensor{x1, x2, y}},
 				{"HingeEmbedding", func(in []*autograd.Tensor) *autograd.Tensor { return HingeEmbeddingLoss(in[0], y, margin, r) }, []*autograd.Tensor{x1}},
-				{"CosineEmbedding", func(in []*autograd.Tensor) *autograd.Tensor { return CosineEmbeddingLoss(in[0], in[1], ySample, margin, r) }, []*autograd.Tensor{x1, x2}},
+				{"CosineEmbedding", func(in []*autograd.Tensor) *autograd.Tensor {
+					return CosineEmbeddingLoss(in[0], in[1], ySample, margin, r)
+				}, []*autograd.Tensor{x1, x2}},
 			}
 			for _, g := range grads {
 				if err := autograd.CheckGrad(g.f, g.in, 1e-6, 1e-6); err != nil {
