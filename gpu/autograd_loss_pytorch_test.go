@@ -122,3 +122,70 @@ func TestBatchNormBuffersUpdateInPlaceOnDevice(t *testing.T) {
 		closeTo(t, "running variance", got[1].Data32(), want[1].Data32(), tolReduce)
 	}
 }
+
+// TestMoreLossParity holds the losses added for issue 29 (and the class
+// losses' unbatched input and default ignore index) on the GPU, with the
+// gradients of every input, to the CPU: each reduction and each loss's own
+// options. They are compositions of autograd ops, so the device runs them
+// with no kernel of their own.
+func TestMoreLossParity(t *testing.T) {
+	testAutograd(t)
+	sign := autograd.Sign // ±1 labels from random inputs (no gradient)
+	var cases []opCase
+	for _, r := range []nn.Reduction{nn.ReduceMean, nn.ReduceSum, nn.ReduceNone} {
+		gauss := nn.DefaultGaussianNLL()
+		gauss.Reduction = r
+		gaussFull := gauss
+		gaussFull.Full = true
+		poisson := nn.DefaultPoissonNLL()
+		poisson.Reduction, poisson.Full = r, true
+		rate := poisson
+		rate.LogInput = false
+		cases = append(cases,
+			opCase{"KLDivLoss", [][]int{{7, 5}, {7, 5}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
+				return nn.KLDivLoss(autograd.LogSoftmax(xs[0], 1), autograd.Softmax(xs[1], 1), nn.KLDivOptions{Reduction: r})
+			}},
+			opCase{"KLDivLossLogTarget", [][]int{{7, 5}, {7, 5}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
+				return nn.KLDivLoss(autograd.LogSoftmax(xs[0], 1), autograd.LogSoftmax(xs[1], 1), nn.KLDivOptions{Reduction: r, LogTarget: true, BatchMean: r == nn.ReduceMean})
+			}},
+			opCase{"GaussianNLLLoss", [][]int{{7, 5}, {7, 5}, {7, 5}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
+				return nn.GaussianNLLLoss(xs[0], xs[1], autograd.Exp(xs[2]), gauss)
+			}},
+			opCase{"GaussianNLLLossShared", [][]int{{7, 5}, {7, 5}, {7}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
+				return nn.GaussianNLLLoss(xs[0], xs[1], autograd.Exp(xs[2]), gaussFull)
+			}},
+			opCase{"PoissonNLLLoss", [][]int{{7, 5}, {7, 5}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
+				return nn.PoissonNLLLoss(xs[0], autograd.Exp(xs[1]), poisson)
+			}},
+			opCase{"PoissonNLLLossRate", [][]int{{7, 5}, {7, 5}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
+				return nn.PoissonNLLLoss(autograd.Exp(xs[0]), autograd.Exp(xs[1]), rate)
+			}},
+			opCase{"MarginRankingLoss", [][]int{{65}, {65}, {65}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
+				return nn.MarginRankingLoss(xs[0], xs[1], sign(xs[2]), 0.3, r)
+			}},
+			opCase{"HingeEmbeddingLoss", [][]int{{7, 5}, {7, 5}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
+				return nn.HingeEmbeddingLoss(xs[0], sign(xs[1]), 1, r)
+			}},
+			opCase{"CosineEmbeddingLoss", [][]int{{7, 5}, {7, 5}, {7}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
+				return nn.CosineEmbeddingLoss(xs[0], xs[1], sign(xs[2]), 0.2, r)
+			}},
+			opCase{"MultiLabelSoftMarginLoss", [][]int{{7, 5}, {7, 5}, {5}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
+				return nn.MultiLabelSoftMarginLoss(xs[0], autograd.Sigmoid(xs[1]), autograd.Exp(xs[2].Detach()), r)
+			}},
+			opCase{"CrossEntropyLossUnbatched", [][]int{{5}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
+				return nn.CrossEntropyLossWith(xs[0], []int{3}, nn.ClassOptions{Reduction: r, LabelSmoothing: 0.1})
+			}},
+			opCase{"NLLLossDefaultIgnore", [][]int{{7, 5}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
+				return nn.NLLLoss(autograd.LogSoftmax(xs[0], 1), []int{2, -100, 4, 4, -100, 3, 0}, r)
+			}},
+		)
+		for _, p := range []float64{2, 1, 3, math.Inf(1)} {
+			o := nn.DefaultTriplet()
+			o.Reduction, o.P, o.Swap = r, p, p != 2
+			cases = append(cases, opCase{"TripletMarginLoss", [][]int{{7, 5}, {7, 5}, {7, 5}}, func(xs ...*autograd.Tensor) *autograd.Tensor {
+				return nn.TripletMarginLoss(xs[0], xs[1], xs[2], o)
+			}})
+		}
+	}
+	checkCases(t, tolReduce, cases)
+}
