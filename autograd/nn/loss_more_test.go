@@ -333,3 +333,52 @@ func TestMultiLabelSoftMarginLoss(t *testing.T) {
 	}
 	mustPanic(t, "weight", func() { MultiLabelSoftMarginLoss(x, y, vec(1, 2), ReduceMean) }, "nn: MultiLabelSoftMarginLoss:", "weight [2]")
 }
+
+// TestGradGradMoreLosses: the new losses are compositions of autograd ops,
+// so their gradients are differentiable again (autograd.CheckGradGrad).
+func TestGradGradMoreLosses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(46, 46))
+	a, b, c := uniform(rng, -1, 1, 3, 4), uniform(rng, -1, 1, 3, 4), uniform(rng, -1, 1, 3, 4)
+	y, ySample := signs(rng, 3, 4), signs(rng, 3)
+	pos := uniform(rng, 0.2, 2, 3, 4)
+	triplet := DefaultTriplet()
+	triplet.Swap, triplet.Margin = true, 2 // a margin that keeps every triplet active
+	cases := []struct {
+		name string
+		f    func(x []*autograd.Tensor) *autograd.Tensor
+		in   []*autograd.Tensor
+	}{
+		{"KLDiv", func(x []*autograd.Tensor) *autograd.Tensor {
+			return KLDivLoss(autograd.LogSoftmax(x[0], 1), x[1], KLDivOptions{BatchMean: true})
+		}, []*autograd.Tensor{a, pos}},
+		{"KLDiv log target", func(x []*autograd.Tensor) *autograd.Tensor {
+			return KLDivLoss(x[0], x[1], KLDivOptions{LogTarget: true})
+		}, []*autograd.Tensor{a, b}},
+		{"GaussianNLL", func(x []*autograd.Tensor) *autograd.Tensor {
+			return GaussianNLLLoss(x[0], x[1], x[2], DefaultGaussianNLL())
+		}, []*autograd.Tensor{a, b, pos}},
+		{"PoissonNLL", func(x []*autograd.Tensor) *autograd.Tensor {
+			o := DefaultPoissonNLL()
+			o.LogInput, o.Full = false, true
+			return PoissonNLLLoss(x[0], x[1], o)
+		}, []*autograd.Tensor{pos, autograd.AddScalar(pos, 1)}},
+		{"MarginRanking", func(x []*autograd.Tensor) *autograd.Tensor {
+			return autograd.Square(MarginRankingLoss(x[0], x[1], y, 3, ReduceNone))
+		}, []*autograd.Tensor{a, b}},
+		{"HingeEmbedding", func(x []*autograd.Tensor) *autograd.Tensor {
+			return autograd.Square(HingeEmbeddingLoss(x[0], y, 2, ReduceNone))
+		}, []*autograd.Tensor{a}},
+		{"CosineEmbedding", func(x []*autograd.Tensor) *autograd.Tensor {
+			return CosineEmbeddingLoss(x[0], x[1], ySample, -1, ReduceSum)
+		}, []*autograd.Tensor{a, b}},
+		{"TripletMargin", func(x []*autograd.Tensor) *autograd.Tensor {
+			return TripletMarginLoss(x[0], x[1], x[2], triplet)
+		}, []*autograd.Tensor{a, b, c}},
+		{"MultiLabelSoftMargin", func(x []*autograd.Tensor) *autograd.Tensor {
+			return MultiLabelSoftMarginLoss(x[0], x[1], vec(1, 2, 0.5, 1), ReduceMean)
+		}, []*autograd.Tensor{a, autograd.Sigmoid(b)}},
+	}
+	for _, c := range cases {
+		checkGradGrad(t, c.name, c.f, c.in...)
+	}
+}

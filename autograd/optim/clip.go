@@ -60,6 +60,9 @@ func ClipGradNorm(params []*autograd.Tensor, maxNorm, normType float64) (float64
 // the norm read back; the scaled gradients replace the old ones there. A
 // device error is returned.
 func ClipGradNormWith(params []*autograd.Tensor, maxNorm, normType float64, o ClipNormOptions) (float64, error) {
+	if !(normType > 0) {
+		panic(fmt.Sprintf("optim: ClipGradNorm: norm type %v must be positive (2 for L2, math.Inf(1) for max)", normType))
+	}
 	var acc float64 // Σ|g|^p, or max |g|
 	for _, p := range params {
 		g := p.Grad()
