@@ -6,6 +6,7 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/autograd/nn"
+	"github.com/dlca/dlca/autograd/optim"
 )
 
 // The GPU twins of autograd/nn's pytorch_match_test.go: the cases where an
@@ -188,4 +189,31 @@ func TestMoreLossParity(t *testing.T) {
 		}
 	}
 	checkCases(t, tolReduce, cases)
+}
+
+// TestClipGradNormNonFiniteOnDevice: clip_grad_norm_'s default
+// (error_if_nonfinite=False) scales device gradients by the NaN coefficient
+// of a NaN norm without an error, as on the CPU; with ErrorIfNonfinite it
+// returns an error and leaves them alone.
+func TestClipGradNormNonFiniteOnDevice(t *testing.T) {
+	a := testAutograd(t)
+	for _, raise := range []bool{false, true} {
+		p, err := autograd.New([]float32{1, 2}, 2).To(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := autograd.New([]float32{float32(math.NaN()), 5}, 2).To(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.SetGrad(g)
+		norm, err := optim.ClipGradNormWith([]*autograd.Tensor{p}, 1, 2, optim.ClipNormOptions{ErrorIfNonfinite: raise})
+		if !math.IsNaN(norm) || (err != nil) != raise {
+			t.Fatalf("ErrorIfNonfinite %v: norm %v, err %v", raise, norm, err)
+		}
+		got := toCPU(t, p.Grad()).At(1)
+		if raise && got != 5 || !raise && !math.IsNaN(got) {
+			t.Fatalf("ErrorIfNonfinite %v: gradient %v, want 5 (left alone) or NaN (scaled by NaN)", raise, got)
+		}
+	}
 }
