@@ -274,7 +274,10 @@ func (p *pass) store(x, g *Tensor) {
 		acc := x.grad
 		if acc != nil && acc.requiresGrad {
 			// Recorded by an earlier CreateGraph pass: other tensors may
-			// depend on it, so add out of place, as PyTorch does.
+			// depend on it, so add out of place. PyTorch 1.13 adds in
+			// place here (its version counter catches a graph that needs
+			// the old value); this package has no version counter, so it
+			// keeps the recorded gradient's value instead.
 			acc = acc.Clone()
 		}
 		x.grad = addInto(acc, g)

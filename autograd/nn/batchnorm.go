@@ -127,16 +127,23 @@ func (b *BatchNorm) track(mean, variance []float64, count int) {
 	}
 }
 
-// trackOn is track on a device: the running statistics are computed there,
-// as new tensors (the old ones are no one's parameters), and the count stays
-// on the CPU.
+// trackOn is track on a device: the running statistics are computed there
+// and copied into RunningMean and RunningVar in place (as track does on the
+// CPU, and PyTorch does on every device), so a list taken from Buffers
+// before the forward pass sees them. The count stays on the CPU.
 func (b *BatchNorm) trackOn(mean, variance *autograd.Tensor, count int) {
-	m, unbias := b.count(count)
-	fold := func(running, batch *autograd.Tensor, scale float64) *autograd.Tensor {
-		batch = autograd.Reshape(batch.Detach(), b.features)
-		return autograd.Add(autograd.MulScalar(running.Detach(), 1-m), autograd.MulScalar(batch, m*scale))
+	k, ok := b.RunningMean.Device().(autograd.ElementwiseKernels)
+	if !ok {
+		panic(fmt.Sprintf("nn: %s: running statistics on %v, which has no autograd.ElementwiseKernels to update them in place", b.name, b.RunningMean.Device()))
 	}
-	b.RunningMean, b.RunningVar = fold(b.RunningMean, mean, 1), fold(b.RunningVar, variance, unbias)
+	m, unbias := b.count(count)
+	fold := func(running, batch *autograd.Tensor, scale float64) {
+		batch = autograd.Reshape(batch.Detach(), b.features)
+		next := autograd.Add(autograd.MulScalar(running.Detach(), 1-m), autograd.MulScalar(batch, m*scale))
+		k.Unary("Copy", running, next)
+	}
+	fold(b.RunningMean, mean, 1)
+	fold(b.RunningVar, variance, unbias)
 }
 
 // count counts one more batch of count values per channel and returns the

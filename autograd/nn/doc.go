@@ -19,6 +19,12 @@
 // The options PyTorch has beyond it (class weights, ignore_index, label
 // smoothing, pos_weight) go in ClassOptions and BinaryOptions, used by the
 // ...With variants. Class targets are []int, one per sample and position.
+// The losses that need more (KLDivLoss, GaussianNLLLoss, PoissonNLLLoss,
+// TripletMarginLoss) take an options struct of their own, with a Default...
+// constructor where PyTorch's defaults are not the zero value; the margin
+// and embedding losses take their ±1 labels as tensors, as PyTorch does.
+// Every loss is a composition of autograd ops (BCELoss records a rule built
+// from ops), so it runs on the tensors' device and differentiates again.
 //
 // Constructors and losses panic, naming the shapes, on inconsistent
 // arguments (programmer errors).

@@ -62,9 +62,12 @@ func HuberLoss(pred, target *autograd.Tensor, delta float64, r Reduction) *autog
 
 // SmoothL1Loss is ½d²/beta where |d| < beta and |d| - ½beta elsewhere, with
 // d = pred - target, as torch.nn.functional.smooth_l1_loss(pred, target,
-// beta=beta). beta = 0 gives L1Loss, as in PyTorch; for beta > 0 it is
-// HuberLoss with delta = beta, divided by beta. It panics on a negative beta
-// or when the shapes differ.
+// beta=beta). beta = 0 gives L1Loss, as PyTorch documents, so its gradient
+// at d = 0 is L1's 0; PyTorch 1.13's smooth_l1 backward kernel gives -g
+// there instead (its x <= -beta branch), which this package does not copy
+// (docs/autograd.md, Agreement with PyTorch). For beta > 0 it is HuberLoss
+// with delta = beta, divided by beta. It panics on a negative beta or when
+// the shapes differ.
 func SmoothL1Loss(pred, target *autograd.Tensor, beta float64, r Reduction) *autograd.Tensor {
 	checkSame("SmoothL1Loss", pred, target)
 	if !(beta >= 0) {

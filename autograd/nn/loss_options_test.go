@@ -63,7 +63,10 @@ func refClassLoss(x []float64, n, c, s int, targets []int, w []float64, ignore b
 			}
 			t := targets[i*s+j]
 			l := 0.0
-			if !ignore || t != ignoreIndex {
+			if !ignore {
+				ignoreIndex = -100 // PyTorch's default ignore_index
+			}
+			if t != ignoreIndex {
 				smooth := 0.0
 				for k := 0; k < c; k++ {
 					smooth -= weight(k) * logp[k]
@@ -180,6 +183,8 @@ func classCases() []classCase {
 		{"weight", []int{4, 3}, []int{2, 0, 1, 2}, ClassOptions{Weight: w}},
 		{"ignore", []int{4, 3}, []int{2, 0, 1, 0}, ClassOptions{Ignore: true, IgnoreIndex: 0}},
 		{"ignore out of range", []int{4, 3}, []int{2, -100, 1, 0}, ClassOptions{Ignore: true, IgnoreIndex: -100}},
+		{"default ignore -100", []int{4, 3}, []int{2, -100, 1, -100}, ClassOptions{}},
+		{"default ignore -100 weight smoothing", []int{4, 3}, []int{-100, 0, 1, 2}, ClassOptions{Weight: w, LabelSmoothing: 0.2}},
 		{"weight ignore", []int{4, 3}, []int{2, 0, 1, 1}, ClassOptions{Weight: w, Ignore: true, IgnoreIndex: 1}},
 		{"smoothing", []int{4, 3}, []int{2, 0, 1, 2}, ClassOptions{LabelSmoothing: 0.2}},
 		{"smoothing weight ignore", []int{4, 3}, []int{2, 0, 1, 1}, ClassOptions{Weight: w, Ignore: true, IgnoreIndex: 1, LabelSmoothing: 0.3}},
@@ -373,11 +378,12 @@ func TestLossBadInput(t *testing.T) {
 	}{
 		{"target too big", func() { CrossEntropyLoss(x, []int{0, 3}, ReduceMean) }, []string{"nn: CrossEntropyLoss:", "target 3", "[0, 3)", "[2 3]"}},
 		{"negative target", func() { NLLLoss(x, []int{-1, 0}, ReduceMean) }, []string{"nn: NLLLoss:", "target -1"}},
-		{"-100 without Ignore", func() { CrossEntropyLoss(x, []int{-100, 0}, ReduceMean) }, []string{"nn: CrossEntropyLoss:", "target -100"}},
+		{"-100 with another IgnoreIndex", func() { CrossEntropyLossWith(x, []int{-100, 0}, ClassOptions{Ignore: true, IgnoreIndex: 4}) }, []string{"nn: CrossEntropyLoss:", "target -100", "ignore_index is 4"}},
 		{"other target with Ignore", func() { CrossEntropyLossWith(x, []int{5, 0}, ClassOptions{Ignore: true, IgnoreIndex: 4}) }, []string{"target 5"}},
 		{"target count", func() { CrossEntropyLoss(x, []int{0}, ReduceMean) }, []string{"nn: CrossEntropyLoss:", "[2 3]", "1 targets"}},
 		{"extra dims count", func() { NLLLoss(autograd.Zeros(autograd.Float64, 2, 3, 4), []int{0, 1}, ReduceMean) }, []string{"nn: NLLLoss:", "[2 3 4]", "want N·d1·... = 8"}},
-		{"1-D input", func() { CrossEntropyLoss(autograd.Zeros(autograd.Float64, 3), []int{0}, ReduceMean) }, []string{"nn: CrossEntropyLoss:", "[3]"}},
+		{"0-D input", func() { CrossEntropyLoss(autograd.Scalar64(1), []int{0}, ReduceMean) }, []string{"nn: CrossEntropyLoss:", "[]", "want [C], [N, C]"}},
+		{"unbatched input, two targets", func() { CrossEntropyLoss(autograd.Zeros(autograd.Float64, 3), []int{0, 1}, ReduceMean) }, []string{"nn: CrossEntropyLoss:", "[1 3]", "2 targets"}},
 		{"weight length", func() { CrossEntropyLossWith(x, []int{0, 1}, ClassOptions{Weight: vec(1, 2)}) }, []string{"nn: CrossEntropyLoss:", "weight [2]", "want [3]"}},
 		{"soft weight length", func() { CrossEntropyLossProbs(x, x, ClassOptions{Weight: vec(1)}) }, []string{"nn: CrossEntropyLossProbs:", "weight [1]"}},
 		{"soft shapes", func() { CrossEntropyLossProbs(x, autograd.Zeros(autograd.Float64, 3, 2), ClassOptions{}) }, []string{"nn: CrossEntropyLossProbs:", "[2 3]", "[3 2]"}},

@@ -26,22 +26,40 @@ func ClipGradValue(params []*autograd.Tensor, limit float64) {
 	}
 }
 
-// ClipGradNorm scales the gradients of params in place so that their joint
-// normType-norm is at most maxNorm, as torch.nn.utils.clip_grad_norm_(params,
-// max_norm, norm_type, error_if_nonfinite=True): the norm of all gradient
-// elements together ((Σ|g|^p)^(1/p), or max |g| for normType = +Inf), and,
-// when it exceeds maxNorm, every gradient times maxNorm/(norm+1e-6). It
-// returns the norm before clipping, summed in a fixed order (deterministic).
-// When that norm is NaN or infinite it returns it with an error naming it
-// and leaves the gradients alone, as PyTorch raises before clipping.
-// Parameters without a gradient are skipped. It panics on a normType that
-// is not positive (PyTorch's 0 and -inf are not norms to clip by).
+// ClipNormOptions are the options of ClipGradNormWith beyond the norm; the
+// zero value is PyTorch's default.
+type ClipNormOptions struct {
+	// ErrorIfNonfinite makes a NaN or infinite total norm an error that
+	// leaves the gradients alone (clip_grad_norm_'s error_if_nonfinite=True).
+	// Off, as PyTorch's default, the gradients are scaled all the same:
+	// by NaN for a NaN norm, by 0 for an infinite one (so an infinite
+	// element becomes NaN), as PyTorch does.
+	ErrorIfNonfinite bool
+}
+
+// ClipGradNorm is ClipGradNormWith with PyTorch's default options
+// (error_if_nonfinite=False).
+func ClipGradNorm(params []*autograd.Tensor, maxNorm, normType float64) (float64, error) {
+	return ClipGradNormWith(params, maxNorm, normType, ClipNormOptions{})
+}
+
+// ClipGradNormWith scales the gradients of params in place so that their
+// joint normType-norm is at most maxNorm, as torch.nn.utils.clip_grad_norm_(
+// params, max_norm, norm_type, error_if_nonfinite): the norm of all gradient
+// elements together ((Σ|g|^p)^(1/p), or max |g| for normType = +Inf), and
+// every gradient times min(maxNorm/(norm+1e-6), 1). It returns the norm
+// before clipping, summed in a fixed order (deterministic). A NaN or
+// infinite norm is returned as it is; with o.ErrorIfNonfinite it comes with
+// an error naming it and the gradients are left alone, as PyTorch raises
+// before clipping. Parameters without a gradient are skipped. It panics on a
+// normType that is not positive (PyTorch's 0 and -inf are not norms to clip
+// by).
 //
 // Gradients on a device are reduced there, one parameter at a time in
 // float32 (the sums of the parameters then taken in float64 in order), and
 // the norm read back; the scaled gradients replace the old ones there. A
 // device error is returned.
-func ClipGradNorm(params []*autograd.Tensor, maxNorm, normType float64) (float64, error) {
+func ClipGradNormWith(params []*autograd.Tensor, maxNorm, normType float64, o ClipNormOptions) (float64, error) {
 	if !(normType > 0) {
 		panic(fmt.Sprintf("optim: ClipGradNorm: norm type %v must be positive (2 for L2, math.Inf(1) for max)", normType))
 	}
@@ -71,10 +89,12 @@ func ClipGradNorm(params []*autograd.Tensor, maxNorm, normType float64) (float64
 	default:
 		norm = math.Pow(acc, 1/normType)
 	}
-	if math.IsNaN(norm) || math.IsInf(norm, 0) {
+	if o.ErrorIfNonfinite && (math.IsNaN(norm) || math.IsInf(norm, 0)) {
 		return norm, fmt.Errorf("optim: the total norm of order %g of the gradients is %g, so they cannot be clipped; the gradients are left as they are (lower the learning rate, or find the NaN or infinite gradient)", normType, norm)
 	}
-	if coef := maxNorm / (norm + 1e-6); coef < 1 {
+	// PyTorch multiplies by the coefficient clamped at 1; scaling by 1 is
+	// skipped, and a NaN coefficient (a NaN norm) scales as PyTorch's does.
+	if coef := maxNorm / (norm + 1e-6); !(coef >= 1) {
 		for _, p := range params {
 			if g := p.Grad(); g != nil {
 				if kernelsOf("ClipGradNorm", p) != nil {

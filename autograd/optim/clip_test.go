@@ -41,13 +41,15 @@ func TestClipGradNorm(t *testing.T) {
 	}
 }
 
-// TestClipGradNormNonFinite: a NaN or infinite gradient gives an error
-// naming the norm, and leaves the gradients as they were.
+// TestClipGradNormNonFinite: with ErrorIfNonfinite a NaN or infinite
+// gradient gives an error naming the norm and leaves the gradients as they
+// were (clip_grad_norm_(..., error_if_nonfinite=True) raises before
+// clipping).
 func TestClipGradNormNonFinite(t *testing.T) {
 	for _, bad := range []float64{math.NaN(), math.Inf(-1)} {
 		for _, normType := range []float64{2, 1, math.Inf(1)} {
 			a := param([]float64{0, 0}, []float64{bad, 5})
-			norm, err := ClipGradNorm([]*autograd.Tensor{a}, 1, normType)
+			norm, err := ClipGradNormWith([]*autograd.Tensor{a}, 1, normType, ClipNormOptions{ErrorIfNonfinite: true})
 			if err == nil || !strings.Contains(err.Error(), "norm of order") {
 				t.Fatalf("gradient %v, p=%v: err %v, want an error naming the norm", bad, normType, err)
 			}
@@ -57,6 +59,31 @@ func TestClipGradNormNonFinite(t *testing.T) {
 			if a.Grad().At(1) != 5 {
 				t.Fatalf("gradients changed after the error: %v", a.Grad().At(1))
 			}
+		}
+	}
+}
+
+// TestClipGradNormNonFiniteDefault: PyTorch's default
+// (error_if_nonfinite=False) raises nothing and multiplies every gradient
+// by clamp(max_norm/(norm+1e-6), max=1): by NaN when the norm is NaN, by
+// max_norm/Inf = 0 when it is infinite (so -Inf·0 = NaN and 5·0 = 0).
+func TestClipGradNormNonFiniteDefault(t *testing.T) {
+	for _, normType := range []float64{2, 1, math.Inf(1)} {
+		a := param([]float64{0, 0}, []float64{math.NaN(), 5})
+		norm, err := ClipGradNorm([]*autograd.Tensor{a}, 1, normType)
+		if err != nil || !math.IsNaN(norm) {
+			t.Fatalf("NaN gradient, p=%v: norm %v, err %v; want NaN and no error", normType, norm, err)
+		}
+		if g := a.Grad().At(1); !math.IsNaN(g) {
+			t.Fatalf("NaN gradient, p=%v: the finite gradient became %v, want NaN (scaled by the NaN coefficient)", normType, g)
+		}
+		b := param([]float64{0, 0}, []float64{math.Inf(-1), 5})
+		norm, err = ClipGradNorm([]*autograd.Tensor{b}, 1, normType)
+		if err != nil || !math.IsInf(norm, 1) {
+			t.Fatalf("-Inf gradient, p=%v: norm %v, err %v; want +Inf and no error", normType, norm, err)
+		}
+		if g0, g1 := b.Grad().At(0), b.Grad().At(1); !math.IsNaN(g0) || g1 != 0 {
+			t.Fatalf("-Inf gradient, p=%v: gradients %v, %v; want NaN, 0 (scaled by 0)", normType, g0, g1)
 		}
 	}
 }
