@@ -60,15 +60,15 @@ func modelConfig(path string) (*experiments.Config, error) {
 }
 
 // experimentConfig returns the configuration of the experiment file file,
-// or of the built-in experiment name when file is "", with sets applied.
-// It does not resolve it.
+// or when file is "" of the experiment name (built-in, or a file:
+// experiments.Lookup), with sets applied. It does not resolve it.
 func experimentConfig(name, file string, sets []string) (*experiments.Config, error) {
 	var cfg *experiments.Config
 	var err error
 	if file != "" {
 		cfg, err = experiments.Load(file)
 	} else {
-		cfg, err = experiments.Builtin(name)
+		cfg, err = experiments.Lookup(name)
 	}
 	if err != nil {
 		return nil, err
