@@ -33,7 +33,7 @@ func TestLookup(t *testing.T) {
 	file := filepath.Join(dir, "mine.toml")
 	writeConfig(t, c, file)
 	for _, tc := range []struct {
-		arg, name string
+		arg, name  string
 		iterations int
 	}{
 		{"checkerboard-small", "checkerboard-small", builtin},
