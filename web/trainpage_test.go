@@ -27,9 +27,9 @@ import (
 
 type trainState struct {
 	Ready, Running, Done, Trained bool
-	Error                string
-	Webgpu               bool
-	Metrics              []struct {
+	Error                         string
+	Webgpu                        bool
+	Metrics                       []struct {
 		Iteration int
 		Soft      float64
 		Hard      float64
