@@ -16,7 +16,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("dlca check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "model file (required)")
-	name := fs.String("experiment", "", "built-in experiment whose checks to run (default: the experiment the model records, else checkerboard)")
+	name := fs.String("experiment", "", "experiment whose checks to run, built-in or an experiment file (default: the experiment the model records, else checkerboard)")
 	gifs := fs.String("gifs", "", "directory to write one animation per check into (NAME.gif, and its last frame as NAME-final.png)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err

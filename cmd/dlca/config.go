@@ -17,7 +17,7 @@ import (
 func runConfig(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dlca config", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	name := fs.String("experiment", "", "print this built-in experiment (dlca list shows them)")
+	name := fs.String("experiment", "", "print this experiment: built-in (dlca list shows them) or an experiment file")
 	file := fs.String("config", "", "print this experiment file, resolved (with -set changes)")
 	model := fs.String("model", "", "print the experiment this model file was trained by")
 	var sets setFlags

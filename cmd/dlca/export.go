@@ -29,7 +29,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("dlca export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "model file (required, except for html-train)")
-	format := fs.String("format", "verilog", "verilog, c, digitaljs, dot, json, html (a page that runs the circuit in a browser) or html-train (a page that trains -experiment in the browser); see docs/web.md")
+	format := fs.String("format", "verilog", "verilog, c, digitaljs, dot, json, html (a page that runs the circuit in a browser) or html-train (a page that trains -experiment or -config in the browser); see docs/web.md")
 	out := fs.String("o", "", "output file (required; written atomically; - for standard output)")
 	name := fs.String("name", "rule", "module, function and graph name (an identifier)")
 	simplify := fs.Bool("simplify", true, "simplify the circuit first and print the gate counts per network")
