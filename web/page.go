@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dlca/dlca/circuit"
+	"github.com/dlca/dlca/viewer/painter"
 )
 
 // Page is what an exported page shows and runs.
@@ -100,6 +101,7 @@ type pageData struct {
 	FireRate float64    `json:"fireRate"`
 	Seed     string     `json:"seed"` // decimal: a uint64 does not fit a JavaScript number
 	RGB      bool       `json:"rgb"`
+	WrongRGB [3]uint8   `json:"wrongRGB"` // the frame of wrong cells: viewer/painter's WrongColour
 	Sizes    []sizeData `json:"sizes"`
 }
 
@@ -122,7 +124,8 @@ func Write(w io.Writer, p *Page) error {
 		return err
 	}
 	d := pageData{Name: p.Name, Gates: len(circuit.RemoveDead(p.Netlist).Gates), Channels: p.Netlist.Channels(),
-		Periodic: p.Boundary == circuit.Periodic, FireRate: p.FireRate, Seed: strconv.FormatUint(p.Seed, 10), RGB: p.RGB}
+		Periodic: p.Boundary == circuit.Periodic, FireRate: p.FireRate, Seed: strconv.FormatUint(p.Seed, 10), RGB: p.RGB,
+		WrongRGB: [3]uint8{painter.WrongColour.R, painter.WrongColour.G, painter.WrongColour.B}}
 	for _, s := range p.Sizes {
 		sd := sizeData{H: s.H, W: s.W}
 		if s.Init != nil {

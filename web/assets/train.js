@@ -42,10 +42,11 @@
         const i = (y * w + x) * c;
         ctx.fillStyle = rgb ? "rgb(" + 255 * bits[i] + "," + 255 * bits[i + 1] + "," + 255 * bits[i + 2] + ")" : bits[i] ? "#fff" : "#000";
         ctx.fillRect(x * s, y * s, s, s);
-        if (wrong && wrong[y * w + x]) {
-          ctx.strokeStyle = C.wrong; ctx.lineWidth = s >= 3 ? 1 : s;
-          if (s >= 3) ctx.strokeRect(x * s + 0.5, y * s + 0.5, s - 1, s - 1);
-          else { ctx.fillStyle = C.wrong; ctx.fillRect(x * s, y * s, s, s); }
+        if (wrong && wrong[y * w + x]) { // as viewer/painter's MarkWrong
+          const k = Math.max(1, Math.floor(s / 9));
+          ctx.fillStyle = C.wrong;
+          if (s < 3) ctx.fillRect(x * s, y * s, s, s);
+          else { ctx.fillRect(x * s, y * s, s, k); ctx.fillRect(x * s, (y + 1) * s - k, s, k); ctx.fillRect(x * s, y * s, k, s); ctx.fillRect((x + 1) * s - k, y * s, k, s); }
         }
       }
   }
