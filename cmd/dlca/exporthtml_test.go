@@ -241,3 +241,43 @@ func TestExportTrainPageBadFlags(t *testing.T) {
 		t.Error("a refused export left a file")
 	}
 }
+
+// -format html-train -config FILE writes a page that carries the file's
+// experiment whole, its iterations box at the file's iterations.
+func TestExportTrainPageConfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the WebAssembly trainer")
+	}
+	dir := t.TempDir()
+	file, _ := myBoard(t, dir, false)
+	want, err := experiments.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "train.html")
+	if code, stdout, errs := runCmd("export", "-format", "html-train", "-config", file, "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, stdout, errs)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`<script id="dlca-settings" type="application/json">(.*?)</script>`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("the page has no settings")
+	}
+	var settings struct {
+		Experiment, Config string
+		Iterations         int
+	}
+	if err := json.Unmarshal(m[1], &settings); err != nil {
+		t.Fatal(err)
+	}
+	got, err := experiments.Parse([]byte(settings.Config), "the page's experiment")
+	if err != nil {
+		t.Fatalf("the page's experiment file: %v", err)
+	}
+	if settings.Experiment != "my-board" || settings.Iterations != want.Iterations || got.Name != "my-board" || got.LR != want.LR || got.Iterations != want.Iterations {
+		t.Errorf("the page trains %q (file %q, lr %v) for %d iterations; want my-board, lr %v, the file's %d", settings.Experiment, got.Name, got.LR, settings.Iterations, want.LR, want.Iterations)
+	}
+}
