@@ -16,6 +16,7 @@ import (
 	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/dlca/dlca/autograd"
@@ -237,7 +238,23 @@ func TestTrainingPageHandsOnItsModel(t *testing.T) {
 
 	// The circuit page, opened in a new tab from a blob: the page export
 	// writes of the same model, the experiment's initial states included.
+	opened := chromedp.WaitNewTarget(ctx, func(i *target.Info) bool { return i.Type == "page" })
 	eval[any](t, ctx, `document.getElementById("circuit").click()`)
+	select {
+	case id := <-opened:
+		tab, closeTab := chromedp.NewContext(ctx, chromedp.WithTargetID(id))
+		defer closeTab()
+		for deadline := time.Now().Add(30 * time.Second); !eval[bool](t, tab, `typeof window.dlca === "object"`); time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the new tab runs no circuit page after 30 s")
+			}
+		}
+		if s := eval[pageState](t, tab, "dlca.state()"); s.Name != "my-board (model.json)" || s.H != 8 || s.W != 8 {
+			t.Errorf("the circuit page's tab shows %q on %dx%d, want my-board (model.json) on its 8x8 grid", s.Name, s.H, s.W)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("open as circuit page opened no tab in 30 s")
+	}
 	page := eval[string](t, ctx, `fetch(window.dlcaTrainState.circuitPage).then((r) => r.text())`, chromedp.EvalAwaitPromise)
 	e, err := experiments.ForModel(m, path, "", "")
 	if err != nil {
