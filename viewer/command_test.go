@@ -2,6 +2,7 @@ package viewer_test
 
 import (
 	"bytes"
+	"image/color"
 	"image/png"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/viewer/painter"
 )
 
 // TestDlcaViewCommand runs the real command the way the documentation
@@ -36,6 +39,7 @@ func TestDlcaViewCommand(t *testing.T) {
 			{nil, "give either -train EXPERIMENT"},
 			{[]string{"-model", "missing.json"}, "missing.json"},
 			{[]string{"-train", "no-such-experiment"}, "no-such-experiment"},
+			{[]string{"-train", "missing.toml"}, "cannot read the experiment file"},
 			{[]string{"-model", "m.json", "-screenshot-after", "3"}, "go together"},
 			{[]string{"-train", "checkerboard-small", "-channel", "8"}, "-channel 8"},
 		} {
@@ -89,4 +93,91 @@ func TestDlcaViewCommand(t *testing.T) {
 			t.Error(err)
 		}
 	})
+
+	// An experiment file trains as dlca train -config trains it; the model
+	// records it, and a replay runs the model as that experiment (its
+	// initial state, its target's wrong cells framed) unless told otherwise.
+	t.Run("experiment file: train, then replay as it", func(t *testing.T) {
+		cfg, err := experiments.Builtin("checkerboard-small")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Name = "my-board"
+		var text strings.Builder
+		if err := cfg.WriteTOML(&text); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "my-board.toml"), []byte(text.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := run("-train", "my-board.toml", "-iterations", "2", "-out", "mine",
+			"-screenshot-after", "1", "-screenshot", "mine.png")
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		ck, err := bptt.LoadCheckpoint(filepath.Join(dir, "mine", "checkpoint.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ck.Iteration != 2 || ck.Label != "my-board" {
+			t.Errorf("checkpoint %q at iteration %d, want my-board at 2", ck.Label, ck.Iteration)
+		}
+		trained := filepath.Join(dir, "mine", "model.json")
+		m, err := dlca.Load(trained)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := experiments.FromRecord(m.Experiment, trained)
+		if err != nil || rec.Name != "my-board" || rec.Iterations != 2 {
+			t.Fatalf("the model records %+v (%v), want my-board with 2 iterations", rec, err)
+		}
+		m.Experiment = nil
+		if err := m.Save(filepath.Join(dir, "bare.json")); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := run("-model", "bare.json", "-experiment", "missing.toml"); err == nil || !strings.Contains(out, "cannot read the experiment file") {
+			t.Errorf("-experiment missing.toml: %v\n%s\nwant a failure naming the file", err, out)
+		}
+		// After 2 iterations the rule is far from the checkerboard: a
+		// replay against its target frames wrong cells, in WrongColour.
+		for _, c := range []struct {
+			args  []string
+			wrong bool
+		}{
+			{[]string{"-model", "mine/model.json"}, true},
+			{[]string{"-model", "bare.json"}, false},
+			{[]string{"-model", "bare.json", "-experiment", "my-board.toml"}, true},
+		} {
+			out, err := run(append(c.args, "-width", "400", "-height", "300", "-screenshot-after", "5", "-screenshot", "replay.png")...)
+			if err != nil {
+				t.Fatalf("dlca-view %v: %v\n%s", c.args, err, out)
+			}
+			if got := hasColour(t, filepath.Join(dir, "replay.png"), painter.WrongColour); got != c.wrong {
+				t.Errorf("dlca-view %v: wrong cells framed = %v, want %v", c.args, got, c.wrong)
+			}
+		}
+	})
+}
+
+// hasColour says whether the PNG picture at path has a pixel of colour c.
+func hasColour(t *testing.T, path string, c color.RGBA) bool {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if color.RGBAModel.Convert(img.At(x, y)) == c {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -5,11 +5,13 @@ import (
 	"image"
 	"image/color"
 	"math"
+
+	"github.com/dlca/dlca/viewer/painter"
 )
 
 const plotHeight = 150
 
-var axisColour = color.RGBA{90, 90, 100, 255}
+var axisColour = painter.PlotAxisColour
 
 // drawLossPlot draws the soft and hard loss per iteration into r on a log
 // scale (losses reach 0 when training succeeds, so values are floored at a

@@ -11,12 +11,12 @@ import (
 )
 
 var (
-	backgroundColour = color.RGBA{22, 22, 26, 255}
+	backgroundColour = painter.PlotBackground
 	panelColour      = color.RGBA{36, 36, 42, 255}
 	textColour       = color.RGBA{225, 225, 225, 255}
-	dimColour        = color.RGBA{150, 150, 160, 255}
-	softColour       = color.RGBA{90, 160, 255, 255}
-	hardColour       = color.RGBA{255, 140, 60, 255}
+	dimColour        = painter.PlotTextColour
+	softColour       = painter.SoftLossColour // the training page's too (web)
+	hardColour       = painter.HardLossColour
 	overlayColour    = color.RGBA{0, 0, 0, 240} // premultiplied: nearly opaque black
 )
 

@@ -179,9 +179,9 @@ func openHTML(t testing.TB, write func(io.Writer) error, visible string) context
 
 // eval evaluates a JavaScript expression in the page and returns its
 // value as T.
-func eval[T any](t testing.TB, ctx context.Context, expr string) T {
+func eval[T any](t testing.TB, ctx context.Context, expr string, opts ...chromedp.EvaluateOption) T {
 	t.Helper()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, opts...))
 	if err != nil {
 		t.Fatalf("evaluating %.80s: %v", expr, err)
 	}

@@ -9,9 +9,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/template"
 
 	"github.com/dlca/dlca/circuit"
+	"github.com/dlca/dlca/viewer/painter"
 )
 
 // Page is what an exported page shows and runs.
@@ -92,8 +92,6 @@ var simJS string
 //go:embed assets/ui.js
 var uiJS string
 
-var pageTemplate = template.Must(template.New("page").Parse(pageHTML))
-
 // pageData is the page's settings as the script reads them (JSON).
 type pageData struct {
 	Name     string     `json:"name"`
@@ -103,6 +101,7 @@ type pageData struct {
 	FireRate float64    `json:"fireRate"`
 	Seed     string     `json:"seed"` // decimal: a uint64 does not fit a JavaScript number
 	RGB      bool       `json:"rgb"`
+	WrongRGB [3]uint8   `json:"wrongRGB"` // the frame of wrong cells: viewer/painter's WrongColour
 	Sizes    []sizeData `json:"sizes"`
 }
 
@@ -125,7 +124,8 @@ func Write(w io.Writer, p *Page) error {
 		return err
 	}
 	d := pageData{Name: p.Name, Gates: len(circuit.RemoveDead(p.Netlist).Gates), Channels: p.Netlist.Channels(),
-		Periodic: p.Boundary == circuit.Periodic, FireRate: p.FireRate, Seed: strconv.FormatUint(p.Seed, 10), RGB: p.RGB}
+		Periodic: p.Boundary == circuit.Periodic, FireRate: p.FireRate, Seed: strconv.FormatUint(p.Seed, 10), RGB: p.RGB,
+		WrongRGB: [3]uint8{painter.WrongColour.R, painter.WrongColour.G, painter.WrongColour.B}}
 	for _, s := range p.Sizes {
 		sd := sizeData{H: s.H, W: s.W}
 		if s.Init != nil {
@@ -141,7 +141,7 @@ func Write(w io.Writer, p *Page) error {
 	if err != nil {
 		return err
 	}
-	return pageTemplate.Execute(w, map[string]string{
+	return fill(w, pageHTML, map[string]string{
 		"Title": html.EscapeString(p.Name), "Data": string(data), "Rule": rule.String(), "Sim": simJS, "UI": uiJS,
 	})
 }
@@ -155,4 +155,19 @@ func packCells(g *circuit.Grid) string {
 		b[i/8] |= v << (i % 8)
 	}
 	return base64.StdEncoding.EncodeToString(b)
+}
+
+// fill writes the page template tmpl with each {{.Key}} replaced by
+// fields[Key], in one pass (text put in is not scanned again). The
+// templates only substitute, so text/template is not needed, and leaving
+// it out keeps the training page's WebAssembly trainer, which writes
+// circuit pages, about 7 MB smaller (text/template's reflection keeps every
+// exported method linked).
+func fill(w io.Writer, tmpl string, fields map[string]string) error {
+	var pairs []string
+	for k, v := range fields {
+		pairs = append(pairs, "{{."+k+"}}", v)
+	}
+	_, err := strings.NewReplacer(pairs...).WriteString(w, tmpl)
+	return err
 }

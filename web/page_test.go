@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
 	"image/png"
 	"math/rand/v2"
 	"os"
@@ -197,7 +198,8 @@ func TestDragDamageHeals(t *testing.T) {
 }
 
 // A screenshot of the page's canvas is, pixel for pixel, what
-// viewer/painter paints for the same state at the page's scale.
+// viewer/painter paints for the same state at the page's scale, the cells
+// that differ from the target framed in its WrongColour.
 func TestScreenshotMatchesPainter(t *testing.T) {
 	p, _ := checkerboardPage(t)
 	ctx := openPage(t, p)
@@ -216,7 +218,22 @@ func TestScreenshotMatchesPainter(t *testing.T) {
 	for i, v := range g.Cells() {
 		frame.Cells[i] = float32(v)
 	}
-	want := painter.Paint(frame, painter.Options{Channel: 0, Scale: s.Scale})
+	opts := painter.Options{Channel: 0, Scale: s.Scale}
+	want := painter.Paint(frame, opts)
+	// The cells of channel 0 that differ from the checkerboard target are
+	// framed as the viewer frames them.
+	wrong, n := make([]bool, g.H*g.W), 0
+	for y := range g.H {
+		for x := range g.W {
+			if wrong[y*g.W+x] = g.Get(y, x, 0) != uint8((y/2+x/2)%2); wrong[y*g.W+x] {
+				n++
+			}
+		}
+	}
+	if n == 0 || n != s.Wrong {
+		t.Fatalf("step 7: %d cells differ from the target, the page counts %d; want some, the same", n, s.Wrong)
+	}
+	painter.MarkWrong(want, image.Point{}, g.H, g.W, wrong, opts)
 	if got.Bounds().Size() != want.Bounds().Size() {
 		t.Fatalf("screenshot is %v, the painter's picture %v", got.Bounds().Size(), want.Bounds().Size())
 	}

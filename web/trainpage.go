@@ -3,25 +3,29 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"text/template"
+
+	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/viewer/painter"
 )
 
 // TrainPage is the training page: the CPU trainer compiled to WebAssembly
 // trains an experiment in the browser tab, showing the hard rollout and
-// the loss curve as it goes.
+// the loss curve as it goes, and hands on what it trained (model.json, the
+// circuit page).
 type TrainPage struct {
+	// Experiment names the built-in experiment to train, when Config is nil.
 	Experiment string
+	// Config, when not nil, is the experiment to train (an experiment
+	// file's, say): the page carries it whole. The browser reads no files,
+	// so it must not read its initial state or target from one.
+	Config     *experiments.Config
 	Iterations int    // 0 = the experiment's
 	Seed       uint64 // the batches' and the wiring's seed, as dlca train -seed N -wiring-seed N
 	Trainer    *Trainer
@@ -34,57 +38,11 @@ type Trainer struct {
 	WasmExec []byte // $GOROOT/lib/wasm/wasm_exec.js
 }
 
-// trainerPackage is the trainer's import path, built by BuildTrainer.
-const trainerPackage = "github.com/dlca/dlca/web/trainwasm"
-
-// BuildTrainer compiles the trainer to WebAssembly with the Go toolchain
-// (GOOS=js GOARCH=wasm go build), from this module's sources: it needs go
-// on the PATH and the working directory inside the dlca repository. The
-// binary is built when a page is exported, never stored in the repository.
-func BuildTrainer(ctx context.Context) (*Trainer, error) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		return nil, fmt.Errorf("web: the training page builds its trainer with the Go toolchain, and go is not on the PATH (install Go 1.26: https://go.dev/dl/)")
-	}
-	wasmEnv := append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	list := exec.CommandContext(ctx, gobin, "list", trainerPackage)
-	list.Env = wasmEnv
-	if msg, err := list.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("web: the training page builds its trainer from the dlca sources: run this command inside the dlca repository (go list %s: %v: %s)", trainerPackage, err, bytes.TrimSpace(msg))
-	}
-	goroot, err := exec.CommandContext(ctx, gobin, "env", "GOROOT").Output()
-	if err != nil {
-		return nil, fmt.Errorf("web: go env GOROOT: %v", err)
-	}
-	wasmExec, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js"))
-	if err != nil {
-		return nil, fmt.Errorf("web: the Go toolchain's wasm_exec.js: %w", err)
-	}
-	dir, err := os.MkdirTemp("", "dlca-trainer")
-	if err != nil {
-		return nil, fmt.Errorf("web: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	wasmPath := filepath.Join(dir, "trainer.wasm")
-	cmd := exec.CommandContext(ctx, gobin, "build", "-trimpath", "-o", wasmPath, trainerPackage)
-	cmd.Env = wasmEnv
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("web: building the trainer for WebAssembly: %v\n%s", err, msg)
-	}
-	wasm, err := os.ReadFile(wasmPath)
-	if err != nil {
-		return nil, fmt.Errorf("web: %w", err)
-	}
-	return &Trainer{Wasm: wasm, WasmExec: wasmExec}, nil
-}
-
 //go:embed assets/train.html
 var trainHTML string
 
 //go:embed assets/train.js
 var trainJS string
-
-var trainTemplate = template.Must(template.New("train").Parse(trainHTML))
 
 // WriteTrain writes the training page as one HTML file: the trainer,
 // gzipped and in base64, and the script that runs it, with no external
@@ -93,8 +51,16 @@ func WriteTrain(w io.Writer, p *TrainPage) error {
 	if p.Trainer == nil || len(p.Trainer.Wasm) == 0 {
 		return fmt.Errorf("web: training page without a trainer (see BuildTrainer)")
 	}
-	if p.Iterations < 0 {
-		return fmt.Errorf("web: %d iterations, want 0 (the experiment's) or more", p.Iterations)
+	if err := p.Check(); err != nil {
+		return err
+	}
+	cfg, iterations, err := p.experiment()
+	if err != nil {
+		return err
+	}
+	var toml strings.Builder
+	if err := cfg.WriteTOML(&toml); err != nil {
+		return err
 	}
 	var z bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
@@ -102,15 +68,64 @@ func WriteTrain(w io.Writer, p *TrainPage) error {
 	if err := zw.Close(); err != nil {
 		return err
 	}
-	settings, err := json.Marshal(map[string]any{"experiment": p.Experiment, "iterations": p.Iterations, "seed": p.Seed})
+	// json.Marshal escapes <, > and &, so no setting can close the script.
+	settings, err := json.Marshal(map[string]any{"experiment": cfg.Name, "config": toml.String(), "iterations": iterations, "seed": p.Seed, "rgb": cfg.Colour, "colours": pageColours()})
 	if err != nil {
 		return err
 	}
-	return trainTemplate.Execute(w, map[string]string{
-		"Title":    html.EscapeString(p.Experiment),
+	return fill(w, trainHTML, map[string]string{
+		"Title":    html.EscapeString(cfg.Name),
 		"Settings": string(settings),
 		"Wasm":     base64.StdEncoding.EncodeToString(z.Bytes()),
 		"WasmExec": string(p.Trainer.WasmExec),
 		"Script":   trainJS,
 	})
+}
+
+// Check reports what is wrong with p's settings, if anything, without
+// needing its trainer.
+func (p *TrainPage) Check() error {
+	if p.Iterations < 0 {
+		return fmt.Errorf("web: %d iterations, want 0 (the experiment's) or more", p.Iterations)
+	}
+	_, _, err := p.experiment()
+	return err
+}
+
+// experiment returns the configuration the page trains and the iterations
+// its box starts with (the experiment's unless p gives them), refusing one
+// that the browser cannot train.
+func (p *TrainPage) experiment() (*experiments.Config, int, error) {
+	cfg := p.Config
+	if cfg == nil {
+		var err error
+		if cfg, err = experiments.Builtin(p.Experiment); err != nil {
+			return nil, 0, err
+		}
+	}
+	for _, f := range []struct{ key, file string }{{"init.file", cfg.Init.File}, {"target.file", cfg.Target.File}} {
+		if f.file != "" {
+			return nil, 0, fmt.Errorf("web: experiment %s reads %s = %s, and the training page reads no files (a browser tab has none): train it with dlca train -config or dlca-view -train", cfg.Name, f.key, f.file)
+		}
+	}
+	e, err := cfg.Resolve()
+	if err != nil {
+		return nil, 0, err
+	}
+	iterations := p.Iterations
+	if iterations == 0 {
+		iterations = e.Iterations
+	}
+	return cfg, iterations, nil
+}
+
+// pageColours are the training page's colours, as CSS: the viewer's
+// (viewer/painter), so that the page's loss plot and grid read as the
+// viewer's do.
+func pageColours() map[string]string {
+	return map[string]string{
+		"soft": painter.CSS(painter.SoftLossColour), "hard": painter.CSS(painter.HardLossColour),
+		"wrong": painter.CSS(painter.WrongColour), "axis": painter.CSS(painter.PlotAxisColour),
+		"text": painter.CSS(painter.PlotTextColour), "background": painter.CSS(painter.PlotBackground),
+	}
 }

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/cmd/dlca-view/internal/cli"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
@@ -64,22 +67,15 @@ func checkChannel(f *cli.Flags, c int) error {
 
 func modelPath(f *cli.Flags) string { return filepath.Join(f.Long.Out, "model.json") }
 
-// liveApp starts training f.Train and returns the App that shows it. When
-// the window closes before training ends, the checkpoint is saved and *note
-// says how to resume.
+// liveApp starts training f.Train (a built-in experiment or an
+// experiment file) and returns the App that shows it. When the window
+// closes before training ends, the checkpoint is saved and *note says how
+// to resume.
 func liveApp(ctx context.Context, f *cli.Flags, opt viewer.Options, note *string, stderr io.Writer) (*viewer.App, string, error) {
-	resumed, err := f.Long.Resumed()
+	e, resumed, err := liveExperiment(f)
 	if err != nil {
 		return nil, "", err
 	}
-	e, err := experiments.Get(f.Long.Experiment)
-	if err != nil {
-		return nil, "", err
-	}
-	if f.Long.Iterations > 0 {
-		e.Iterations = f.Long.Iterations
-	}
-	e.Seed, e.Model.Seed = f.Long.Seed, f.Long.WiringSeed
 	if err := checkChannel(f, e.Model.Channels); err != nil {
 		return nil, "", err
 	}
@@ -119,6 +115,13 @@ func liveApp(ctx context.Context, f *cli.Flags, opt viewer.Options, note *string
 		Finish: func(m *dlca.Model, err error) error {
 			defer stopCheckpoints()
 			if m != nil {
+				// The model records the experiment it was trained by, as
+				// dlca train's does: a replay, dlca eval and export read it.
+				record, merr := json.Marshal(e.Config)
+				if merr != nil {
+					return merr
+				}
+				m.Experiment = record
 				if serr := m.Save(modelPath(f)); serr != nil {
 					return serr
 				}
@@ -146,7 +149,42 @@ func liveApp(ctx context.Context, f *cli.Flags, opt viewer.Options, note *string
 	return viewer.NewLive(ctx, tr, opt), "dlca-view: training " + e.Name, nil
 }
 
-// replayApp loads f.Model and returns the App that runs it.
+// liveExperiment returns the experiment f.Train names, read as dlca train
+// reads -config FILE or -experiment NAME (experiments.Lookup), with the
+// seeds and iterations of the flags or of the checkpoint f resumes.
+func liveExperiment(f *cli.Flags) (*experiments.Experiment, *bptt.Checkpoint, error) {
+	cfg, err := experiments.Lookup(f.Train)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The run's label is the experiment's name (a file's name without
+	// .toml), as dlca train's, so that checkpoints agree.
+	f.Long.Experiment = cfg.Name
+	resumed, err := f.Long.Resumed()
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.Given["seed"] || resumed != nil {
+		cfg.Seed = f.Long.Seed
+	}
+	if f.Given["wiring-seed"] || resumed != nil {
+		cfg.WiringSeed = f.Long.WiringSeed
+	}
+	if f.Long.Iterations > 0 {
+		cfg.Iterations = f.Long.Iterations
+	}
+	var text strings.Builder
+	if err := cfg.WriteTOML(&text); err != nil {
+		return nil, nil, err
+	}
+	f.Long.Config = text.String() // checkpoints record it
+	f.Long.Seed, f.Long.WiringSeed = cfg.Seed, cfg.WiringSeed
+	e, err := cfg.Resolve()
+	return e, resumed, err
+}
+
+// replayApp loads f.Model and returns the App that runs it, from the
+// initial states of -experiment or of the experiment the model records.
 func replayApp(f *cli.Flags, opt viewer.Options) (*viewer.App, string, error) {
 	m, err := dlca.Load(f.Model)
 	if err != nil {
@@ -155,15 +193,12 @@ func replayApp(f *cli.Flags, opt viewer.Options) (*viewer.App, string, error) {
 	if err := checkChannel(f, m.Config.Channels); err != nil {
 		return nil, "", err
 	}
+	e, err := experiments.ForModel(m, f.Model, f.Experiment, "")
+	if err != nil {
+		return nil, "", err
+	}
 	var init viewer.InitFunc
-	if f.Experiment != "" {
-		e, err := experiments.Get(f.Experiment)
-		if err != nil {
-			return nil, "", err
-		}
-		if e.Model.Channels != m.Config.Channels {
-			return nil, "", fmt.Errorf("-experiment %s has %d channels, the model %d: pick the experiment the model was trained on", e.Name, e.Model.Channels, m.Config.Channels)
-		}
+	if e != nil {
 		init = e.Init
 		colourTarget(f, e, &opt)
 		opt.Wrong = wrongCells(e)
@@ -173,5 +208,8 @@ func replayApp(f *cli.Flags, opt viewer.Options) (*viewer.App, string, error) {
 		return nil, "", err
 	}
 	opt.Title = fmt.Sprintf("replay %s", filepath.Base(f.Model))
+	if e != nil {
+		opt.Title += " as " + e.Name
+	}
 	return viewer.New(viewer.NewModelSim(m, h, w, init, f.Long.Seed), opt), "dlca-view: " + f.Model, nil
 }

@@ -1,13 +1,15 @@
 // Command dlca-view is the desktop viewer of differentiable logic cellular
-// automata: it trains an experiment live and shows the latest model's
-// rollout beside the loss curve, or replays a saved model on a grid of any
-// size, hard or soft, sync or async. Drag the mouse to wipe cells; F1 lists
-// the keys. See docs/viewer.md.
+// automata: it trains an experiment (built-in or an experiment file) live
+// and shows the latest model's rollout beside the loss curve, or replays a
+// saved model, as the experiment it records, on a grid of any size, hard or
+// soft, sync or async. Drag the mouse to wipe cells; F1 lists the keys. See
+// docs/viewer.md.
 //
 // Usage:
 //
 //	dlca-view -train checkerboard-small [-iterations N] [-out DIR]
-//	dlca-view -model out/model.json [-experiment checkerboard] [-size 64] [-hard] [-async]
+//	dlca-view -train my.toml
+//	dlca-view -model out/model.json [-experiment checkerboard|my.toml] [-size 64] [-hard] [-async]
 //
 // It needs a display (an X server or Wayland); under Xvfb,
 // -screenshot-after N -screenshot FILE writes a picture and exits.

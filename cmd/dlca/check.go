@@ -16,7 +16,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("dlca check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "model file (required)")
-	name := fs.String("experiment", "", "built-in experiment whose checks to run (default: the experiment the model records, else checkerboard)")
+	name := fs.String("experiment", "", "experiment whose checks to run, built-in or an experiment file (default: the experiment the model records, else checkerboard)")
 	gifs := fs.String("gifs", "", "directory to write one animation per check into (NAME.gif, and its last frame as NAME-final.png)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -71,14 +71,12 @@ func checkGIF(dir, name string) string {
 }
 
 // loadModel loads a model file and the experiment it is to be run as,
-// checking that they fit together: the built-in experiment named, or when
-// experiment is "" the one the model records (dlca train records it),
-// else the checkerboard.
+// checking that they fit together: the experiment named (built-in or a
+// file), or when experiment is "" the one the model records (dlca train
+// records it), else the checkerboard (experiments.ForModel).
 func loadModel(path, experiment string) (*experiments.Experiment, *dlca.Model, error) {
-	var cfg *experiments.Config
-	var err error
 	if experiment != "" {
-		if cfg, err = experiments.Builtin(experiment); err != nil {
+		if _, err := experiments.Lookup(experiment); err != nil { // before reading a large model
 			return nil, nil, err
 		}
 	}
@@ -86,22 +84,9 @@ func loadModel(path, experiment string) (*experiments.Experiment, *dlca.Model, e
 	if err != nil {
 		return nil, nil, err
 	}
-	switch {
-	case cfg != nil:
-	case m.Experiment != nil:
-		cfg, err = experiments.FromRecord(m.Experiment, path)
-	default:
-		cfg, err = experiments.Builtin("checkerboard")
-	}
+	e, err := experiments.ForModel(m, path, experiment, "checkerboard")
 	if err != nil {
 		return nil, nil, err
-	}
-	e, err := cfg.Resolve()
-	if err != nil {
-		return nil, nil, err
-	}
-	if m.Config.Channels != e.Model.Channels {
-		return nil, nil, fmt.Errorf("the model has %d channels but experiment %s has %d; pass the right -experiment", m.Config.Channels, e.Name, e.Model.Channels)
 	}
 	return e, m, nil
 }

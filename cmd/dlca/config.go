@@ -17,7 +17,7 @@ import (
 func runConfig(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dlca config", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	name := fs.String("experiment", "", "print this built-in experiment (dlca list shows them)")
+	name := fs.String("experiment", "", "print this experiment: built-in (dlca list shows them) or an experiment file")
 	file := fs.String("config", "", "print this experiment file, resolved (with -set changes)")
 	model := fs.String("model", "", "print the experiment this model file was trained by")
 	var sets setFlags
@@ -60,15 +60,15 @@ func modelConfig(path string) (*experiments.Config, error) {
 }
 
 // experimentConfig returns the configuration of the experiment file file,
-// or of the built-in experiment name when file is "", with sets applied.
-// It does not resolve it.
+// or when file is "" of the experiment name (built-in, or a file:
+// experiments.Lookup), with sets applied. It does not resolve it.
 func experimentConfig(name, file string, sets []string) (*experiments.Config, error) {
 	var cfg *experiments.Config
 	var err error
 	if file != "" {
 		cfg, err = experiments.Load(file)
 	} else {
-		cfg, err = experiments.Builtin(name)
+		cfg, err = experiments.Lookup(name)
 	}
 	if err != nil {
 		return nil, err

@@ -21,7 +21,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("dlca eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "model file (required)")
-	name := fs.String("experiment", "", "built-in experiment whose initial state and target to use (default: the experiment the model records, else checkerboard)")
+	name := fs.String("experiment", "", "experiment whose initial state and target to use, built-in or an experiment file (default: the experiment the model records, else checkerboard)")
 	size := fs.Int("size", 64, "grid height and width (a square grid)")
 	height := fs.Int("height", 64, "grid height (instead of -size, with -width)")
 	width := fs.Int("width", 64, "grid width (instead of -size, with -height)")

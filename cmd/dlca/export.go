@@ -29,11 +29,12 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("dlca export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "model file (required, except for html-train)")
-	format := fs.String("format", "verilog", "verilog, c, digitaljs, dot, json, html (a page that runs the circuit in a browser) or html-train (a page that trains -experiment in the browser); see docs/web.md")
+	format := fs.String("format", "verilog", "verilog, c, digitaljs, dot, json, html (a page that runs the circuit in a browser) or html-train (a page that trains -experiment or -config in the browser); see docs/web.md")
 	out := fs.String("o", "", "output file (required; written atomically; - for standard output)")
 	name := fs.String("name", "rule", "module, function and graph name (an identifier)")
 	simplify := fs.Bool("simplify", true, "simplify the circuit first and print the gate counts per network")
-	experiment := fs.String("experiment", "", "with -format html: the experiment whose initial states and target the page offers (default: random states, no target); with -testbench: the experiment whose initial state it starts from (default: random bits); with html-train: the experiment to train (required)")
+	experiment := fs.String("experiment", "", "with -format html: the experiment (built-in or a file) whose initial states and target the page offers (default: the one the model records; for a model without one, random states and no target); with -testbench: the experiment whose initial state it starts from (default: random bits); with html-train: the experiment to train")
+	config := fs.String("config", "", "with -format html-train: the experiment file to train (docs/config.md)")
 	seed := fs.Uint64("seed", 23, "with -format html: seed of the initial states and of the page's random states and fire masks; with -testbench: seed of its initial state; with html-train: the training's seed")
 	iterations := fs.Int("iterations", 0, "with -format html-train: iterations (0 = the experiment's)")
 	header := fs.String("header", "", "with -format c: the header file to write (default: -o with .c replaced by .h; none when -o is -)")
@@ -44,7 +45,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if *format == "html-train" {
-		return exportTrainPage(ctx, *experiment, *iterations, *seed, *out, stdout, stderr)
+		return exportTrainPage(ctx, *experiment, *config, *iterations, *seed, *out, stdout, stderr)
 	}
 	switch {
 	case *model == "":
@@ -95,8 +96,11 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("%s %s: -o is standard output already; name a file for one of them", flag, path)
 		}
 	}
+	if *config != "" {
+		return fmt.Errorf("-config is for -format html-train; -format %s takes -experiment NAME or FILE", *format)
+	}
 	if *experiment != "" && (html || *testbench != "") {
-		if _, err := experiments.Get(*experiment); err != nil {
+		if _, err := experiments.Lookup(*experiment); err != nil {
 			return err
 		}
 	}

@@ -25,7 +25,7 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := flag.NewFlagSet("dlca gap", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "model file (required)")
-	name := fs.String("experiment", "", "built-in experiment whose training batch, steps and loss to use (default: the experiment the model records, else checkerboard)")
+	name := fs.String("experiment", "", "experiment whose training batch, steps and loss to use, built-in or an experiment file (default: the experiment the model records, else checkerboard)")
 	seed := fs.Uint64("seed", 23, "seed of the batch (and of the fire masks of an asynchronous experiment)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err

@@ -45,7 +45,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("dlca train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	long := runctl.LongRun{Command: "dlca train"} // the run's settings, checkpoints, -resume, -force (internal/runctl)
-	fs.StringVar(&long.Experiment, "experiment", "checkerboard", "built-in experiment to train (dlca list shows them)")
+	fs.StringVar(&long.Experiment, "experiment", "checkerboard", "experiment to train: built-in (dlca list shows them) or an experiment file, as -config")
 	file := fs.String("config", "", "experiment file to train (TOML, docs/config.md; dlca config -experiment NAME prints one)")
 	var sets setFlags
 	fs.Var(&sets, "set", "change one setting of the experiment, key=value (repeatable; e.g. -set lr=0.03)")

@@ -69,6 +69,27 @@
     return n;
   }
 
+  // markWrong frames the cells whose target channels differ from the
+  // target as viewer/painter's MarkWrong does: in its WrongColour, a frame
+  // max(1, s/9) pixels thick, or the whole cell when cells are under 3
+  // pixels wide.
+  function markWrong(px, W, s) {
+    if (!target) return;
+    const [r, g, b] = D.wrongRGB, colour = (255 << 24) | (b << 16) | (g << 8) | r;
+    const thick = Math.max(1, Math.floor(s / 9));
+    const fill = (x0, y0, x1, y1) => { for (let py = y0; py < y1; py++) px.fill(colour, py * W + x0, py * W + x1); };
+    for (let y = 0; y < cur.h; y++)
+      for (let x = 0; x < cur.w; x++) {
+        let differs = false;
+        for (let j = 0; j < size.targetChannels.length && !differs; j++) differs = cur.get(y, x, size.targetChannels[j]) !== target.get(y, x, j);
+        if (!differs) continue;
+        const x0 = x * s, y0 = y * s, x1 = x0 + s, y1 = y0 + s;
+        if (s < 3) { fill(x0, y0, x1, y1); continue; }
+        fill(x0, y0, x1, y0 + thick); fill(x0, y1 - thick, x1, y1);
+        fill(x0, y0, x0 + thick, y1); fill(x1 - thick, y0, x1, y1);
+      }
+  }
+
   // scale is the pixels per cell side: about 512 pixels across, at least 1.
   function scale() { return Math.max(1, Math.floor(512 / Math.max(cur.h, cur.w))); }
 
@@ -91,6 +112,7 @@
         for (let py = y * s; py < (y + 1) * s; py++) px.fill(colour, py * W + x * s, py * W + (x + 1) * s);
       }
     }
+    markWrong(px, W, s);
     ctx.putImageData(img, 0, 0);
     const w = wrong();
     $("status").textContent = "step " + t + (w >= 0 ? ", " + w + " wrong cells" : "") +

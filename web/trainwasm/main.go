@@ -2,15 +2,21 @@
 
 // Command trainwasm is the trainer of the page that `dlca export -format
 // html-train` writes: the CPU engine (bptt) compiled to WebAssembly. It
-// registers globalThis.dlcaTrain.start(experiment, iterations, seed) and
-// reports every iteration to globalThis.dlcaTrainProgress(metrics, grid):
-// the losses and the hard rollout of the model the iteration started from
-// on the experiment's training grid (cell-major bits). benchSim times
-// circuit.Sim in WebAssembly. See docs/web.md.
+// registers globalThis.dlcaTrain with start(config, iterations, seed),
+// which trains the experiment file text config, stop(), and, once a
+// training has ended, model() (the trained model.json's text) and
+// circuitPage() (the HTML page of its circuit, as dlca export -format html
+// writes it). It reports every iteration to
+// globalThis.dlcaTrainProgress(metrics, grid, wrong): the losses and the
+// hard rollout of the model the iteration started from on the experiment's
+// training grid (cell-major bits), with the cells that differ from the
+// target (null without a fixed target). benchSim times circuit.Sim in
+// WebAssembly. See docs/web.md.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -22,7 +28,15 @@ import (
 	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/web"
 )
+
+// trained is the last training's outcome, for model() and circuitPage().
+var trained struct {
+	model *dlca.Model
+	e     *experiments.Experiment
+	seed  uint64
+}
 
 func main() {
 	var cancel context.CancelFunc = func() {}
@@ -31,10 +45,13 @@ func main() {
 		cancel()
 		var ctx context.Context
 		ctx, cancel = context.WithCancel(context.Background())
+		trained.model = nil
 		go train(ctx, args[0].String(), args[1].Int(), uint64(args[2].Int()))
 		return nil
 	}))
 	api.Set("stop", js.FuncOf(func(js.Value, []js.Value) any { cancel(); return nil }))
+	api.Set("model", js.FuncOf(func(js.Value, []js.Value) any { return modelJSON() }))
+	api.Set("circuitPage", js.FuncOf(func(js.Value, []js.Value) any { return circuitPage() }))
 	// benchSim(netlistJSON, n, steps) times circuit.Sim on an n x n
 	// periodic grid of random bits in WebAssembly and returns the
 	// milliseconds, to compare with the page's generated JavaScript.
@@ -56,8 +73,9 @@ func main() {
 	select {} // serve calls until the page closes
 }
 
-// report calls the page's progress function with a JavaScript object.
-func report(kind string, fields map[string]any, grid []uint8) {
+// report calls the page's progress function with a JavaScript object, the
+// grid's bits and the cells marked wrong (either may be nil).
+func report(kind string, fields map[string]any, grid []uint8, wrong []bool) {
 	o := js.Global().Get("Object").New()
 	o.Set("kind", kind)
 	for k, v := range fields {
@@ -68,19 +86,27 @@ func report(kind string, fields map[string]any, grid []uint8) {
 		g = js.Global().Get("Uint8Array").New(len(grid))
 		js.CopyBytesToJS(g, grid)
 	}
-	js.Global().Call("dlcaTrainProgress", o, g)
+	var wr js.Value = js.Null()
+	if wrong != nil {
+		b := make([]uint8, len(wrong))
+		for i, w := range wrong {
+			if w {
+				b[i] = 1
+			}
+		}
+		wr = js.Global().Get("Uint8Array").New(len(b))
+		js.CopyBytesToJS(wr, b)
+	}
+	js.Global().Call("dlcaTrainProgress", o, g, wr)
 }
 
-// train trains experiment name from a fresh model, as `dlca train` does
-// on the CPU with -seed and -wiring-seed both seed.
-func train(ctx context.Context, name string, iterations int, seed uint64) {
-	e, err := experiments.Get(name)
-	if err == nil && iterations > 0 {
-		e.Iterations = iterations
-	}
+// train trains the experiment file text config from a fresh model, as
+// `dlca train -config` does on the CPU with -seed and -wiring-seed both
+// seed, and keeps the model it trained in trained.
+func train(ctx context.Context, config string, iterations int, seed uint64) {
+	e, err := resolve(config, iterations, seed)
 	var m *dlca.Model
 	if err == nil {
-		e.Seed, e.Model.Seed = seed, seed
 		m, err = dlca.New(e.Model, autograd.Float32)
 	}
 	var eng *bptt.CPU
@@ -90,7 +116,7 @@ func train(ctx context.Context, name string, iterations int, seed uint64) {
 		eng, err = bptt.NewCPU(setup)
 	}
 	if err != nil {
-		report("error", map[string]any{"message": err.Error()}, nil)
+		report("error", map[string]any{"message": err.Error()}, nil, nil)
 		return
 	}
 	defer eng.Close()
@@ -99,17 +125,72 @@ func train(ctx context.Context, name string, iterations int, seed uint64) {
 	init := autograd.New(e.Init(rand.New(rand.NewPCG(seed, 99)), h, w, c), 1, h, w, c)
 	observe := func(ev bptt.Event) {
 		final := ev.Model.Circuit().Rollout(dlca.BitsOf(init), e.Steps, dlca.HardOptions{Async: e.Async, Seed: seed})
+		var wrong []bool
+		if e.Target != nil {
+			wrong = experiments.WrongMask(e, final)
+		}
 		report("iteration", map[string]any{
 			"iteration": ev.Iteration, "iterations": ev.Iterations, "soft": ev.SoftLoss, "hard": ev.HardLoss,
 			"gates": ev.ActiveGates, "ms": float64(ev.Time.Microseconds()) / 1000, "h": h, "w": w, "c": c,
-		}, final.Boards[0].Cells())
+		}, final.Boards[0].Cells(), wrong)
 		time.Sleep(time.Millisecond) // let the browser draw and handle input
 	}
 	start := time.Now()
-	metrics, _, err := bptt.Train(ctx, eng, setup, e.Run(observe))
+	metrics, m, err := bptt.Train(ctx, eng, setup, e.Run(observe))
 	if err != nil && ctx.Err() == nil {
-		report("error", map[string]any{"message": err.Error()}, nil)
+		report("error", map[string]any{"message": err.Error()}, nil, nil)
 		return
 	}
-	report("done", map[string]any{"iterations": len(metrics), "seconds": time.Since(start).Seconds(), "message": fmt.Sprint(ctx.Err())}, nil)
+	// The model records the experiment it was trained by, as dlca train's
+	// does: dlca eval and check read it from there.
+	if m.Experiment, err = json.Marshal(e.Config); err != nil {
+		report("error", map[string]any{"message": err.Error()}, nil, nil)
+		return
+	}
+	if ctx.Err() == nil { // not replaced by a newer start meanwhile
+		trained.model, trained.e, trained.seed = m, e, seed
+	}
+	report("done", map[string]any{"iterations": len(metrics), "seconds": time.Since(start).Seconds(), "message": fmt.Sprint(ctx.Err())}, nil, nil)
+}
+
+// resolve reads the experiment file text config with the page's
+// iterations (0 = the file's) and seed (the batches' and the wiring's).
+func resolve(config string, iterations int, seed uint64) (*experiments.Experiment, error) {
+	cfg, err := experiments.Parse([]byte(config), "the page's experiment")
+	if err != nil {
+		return nil, err
+	}
+	cfg.Seed, cfg.WiringSeed = seed, seed
+	if iterations > 0 {
+		cfg.Iterations = iterations
+	}
+	return cfg.Resolve()
+}
+
+// modelJSON returns the trained model as its model.json text (the file
+// dlca train writes, docs/model-format.md), or "" before a training ends.
+func modelJSON() any {
+	if trained.model == nil {
+		return ""
+	}
+	var b strings.Builder
+	if err := trained.model.Write(&b); err != nil {
+		return "error: " + err.Error()
+	}
+	return b.String()
+}
+
+// circuitPage returns the page of the trained model's simplified circuit
+// with its experiment's initial states and target, as dlca export -format
+// html -model model.json writes it, or "" before a training ends.
+func circuitPage() any {
+	if trained.model == nil {
+		return ""
+	}
+	nl, _ := circuit.Simplify(trained.model.Netlist())
+	var b strings.Builder
+	if err := web.Write(&b, web.ModelPage(trained.model, nl, trained.e, "model.json", trained.seed)); err != nil {
+		return "error: " + err.Error()
+	}
+	return b.String()
 }

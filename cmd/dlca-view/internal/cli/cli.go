@@ -28,7 +28,8 @@ type Flags struct {
 	Size, Rows, Cols                    int
 	Hard, Async, RGB, Paused, GridLines bool
 	Channel, Speed                      int
-	ChannelSet                          bool // -channel given: no automatic RGB
+	ChannelSet                          bool            // -channel given: no automatic RGB
+	Given                               map[string]bool // the flags given on the command line, by name
 	Width, Height                       int
 	ShotAfter                           int
 	ShotPath, ShotDir                   string
@@ -42,9 +43,9 @@ func Parse(args []string, stdout, stderr io.Writer) (*Flags, error) {
 	f := &Flags{}
 	fs := flag.NewFlagSet("dlca-view", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.Train, "train", "", "train this experiment live (dlca list shows them)")
+	fs.StringVar(&f.Train, "train", "", "train this experiment live: a built-in one (dlca list shows them) or an experiment file (docs/config.md), as dlca train -config FILE")
 	fs.StringVar(&f.Model, "model", "", "replay this model file")
-	fs.StringVar(&f.Experiment, "experiment", "", "with -model: the experiment whose initial state to use (default: random bits)")
+	fs.StringVar(&f.Experiment, "experiment", "", "with -model: the experiment, built-in or a file, whose initial state, target and colours to use (default: the one the model records; random bits for a model that records none)")
 	fs.StringVar(&f.Long.Out, "out", "out/dlca-view", "with -train: directory for model.json and checkpoint.json, saved when training ends or the window closes (with -resume: the run's)")
 	fs.StringVar(&f.Long.Device, "device", "cpu", "with -train: where to train: cpu, gpu or auto")
 	fs.IntVar(&f.Long.Iterations, "iterations", 0, "with -train: iterations (0 = the experiment's)")
@@ -71,14 +72,16 @@ func Parse(args []string, stdout, stderr io.Writer) (*Flags, error) {
 	} else if err != nil {
 		return nil, ErrUsage
 	}
-	fs.Visit(func(fl *flag.Flag) { f.ChannelSet = f.ChannelSet || fl.Name == "channel" })
+	f.Given = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.Given[fl.Name] = true })
+	f.ChannelSet = f.Given["channel"]
 	f.Long.Given(fs, "experiment") // -train names it
 	f.Long.Command, f.Long.Experiment = "dlca-view -train "+f.Train, f.Train
 	switch {
 	case fs.NArg() > 0:
 		return nil, fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0))
 	case (f.Train == "") == (f.Model == ""):
-		return nil, errors.New("give either -train EXPERIMENT (live training) or -model FILE (replay)")
+		return nil, errors.New("give either -train EXPERIMENT or -train FILE.toml (live training) or -model FILE (replay)")
 	case f.Size < 0 || f.Rows < 0 || f.Cols < 0:
 		return nil, errors.New("grid sizes must not be negative")
 	case f.Speed < 1:
