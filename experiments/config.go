@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -307,6 +308,19 @@ func clonePalette(p map[string][]int) map[string][]int {
 		q[k] = append([]int(nil), v...)
 	}
 	return q
+}
+
+// RecordIn writes c into m as the experiment it was trained by (its JSON
+// record in m.Experiment), which dlca eval, check, export and the viewer's
+// replay read back with FromRecord. Every trainer that saves a model calls
+// it: dlca train, dlca-view -train and the training page.
+func (c *Config) RecordIn(m *dlca.Model) error {
+	record, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("recording experiment %s in the model: %w", c.Name, err)
+	}
+	m.Experiment = record
+	return nil
 }
 
 // FromRecord reads the JSON record of a configuration (what a model file

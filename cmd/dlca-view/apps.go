@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -117,11 +116,9 @@ func liveApp(ctx context.Context, f *cli.Flags, opt viewer.Options, note *string
 			if m != nil {
 				// The model records the experiment it was trained by, as
 				// dlca train's does: a replay, dlca eval and export read it.
-				record, merr := json.Marshal(e.Config)
-				if merr != nil {
-					return merr
+				if rerr := e.Config.RecordIn(m); rerr != nil {
+					return rerr
 				}
-				m.Experiment = record
 				if serr := m.Save(modelPath(f)); serr != nil {
 					return serr
 				}

@@ -141,7 +141,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		rec.Final = metrics[len(metrics)-1]
 	}
 	// The model records the experiment it was trained by.
-	if trained.Experiment, err = json.Marshal(e.Config); err != nil {
+	if err = e.Config.RecordIn(trained); err != nil {
 		return err
 	}
 	// The model and the checkpoint first: what follows (checks, pictures)

@@ -16,7 +16,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -143,7 +142,7 @@ func train(ctx context.Context, config string, iterations int, seed uint64) {
 	}
 	// The model records the experiment it was trained by, as dlca train's
 	// does: dlca eval and check read it from there.
-	if m.Experiment, err = json.Marshal(e.Config); err != nil {
+	if err = e.Config.RecordIn(m); err != nil {
 		report("error", map[string]any{"message": err.Error()}, nil, nil)
 		return
 	}
