@@ -267,29 +267,58 @@ func GetStateDict(m Module) (StateDict, error) {
 	}
 	sd := make(StateDict, len(ss))
 	for i, s := range ss {
-		c, err := s.t.To(autograd.CPU)
-		if err != nil {
-			return nil, fmt.Errorf("nn: reading %q back from %v: %w", s.name, s.t.Device(), err)
-		}
-		e := Entry{Name: s.name, Shape: slices.Clone(c.Shape())}
-		switch {
-		case s.count:
-			e.DType, e.Shape = I64, []int{}
-			e.Data = binary.LittleEndian.AppendUint64(nil, uint64(int64(c.At(0))))
-		case c.DType() == autograd.Float64:
-			e.DType = F64
-			for _, v := range c.Data64() {
-				e.Data = binary.LittleEndian.AppendUint64(e.Data, math.Float64bits(v))
+		if s.count {
+			c, err := s.t.To(autograd.CPU)
+			if err != nil {
+				return nil, fmt.Errorf("nn: reading %q back from %v: %w", s.name, s.t.Device(), err)
 			}
-		default:
-			e.DType = F32
-			for _, v := range c.Data32() {
-				e.Data = binary.LittleEndian.AppendUint32(e.Data, math.Float32bits(v))
-			}
+			sd[i] = Entry{Name: s.name, DType: I64, Shape: []int{},
+				Data: binary.LittleEndian.AppendUint64(nil, uint64(int64(c.At(0))))}
+			continue
 		}
-		sd[i] = e
+		if sd[i], err = EntryOf(s.name, s.t); err != nil {
+			return nil, err
+		}
 	}
 	return sd, nil
+}
+
+// EntryOf returns t as a state dict entry called name: F32 for a float32
+// tensor, F64 for a float64 one, read back from its device.
+func EntryOf(name string, t *autograd.Tensor) (Entry, error) {
+	c, err := t.To(autograd.CPU)
+	if err != nil {
+		return Entry{}, fmt.Errorf("nn: reading %q back from %v: %w", name, t.Device(), err)
+	}
+	e := Entry{Name: name, DType: F32, Shape: slices.Clone(c.Shape())}
+	if c.DType() == autograd.Float64 {
+		e.DType = F64
+		for _, v := range c.Data64() {
+			e.Data = binary.LittleEndian.AppendUint64(e.Data, math.Float64bits(v))
+		}
+		return e, nil
+	}
+	for _, v := range c.Data32() {
+		e.Data = binary.LittleEndian.AppendUint32(e.Data, math.Float32bits(v))
+	}
+	return e, nil
+}
+
+// Tensor returns the entry as a new CPU tensor: float32 for F32, float64
+// for F64 and I64.
+func (e Entry) Tensor() (*autograd.Tensor, error) {
+	if err := e.check(); err != nil {
+		return nil, err
+	}
+	dtype := autograd.Float64
+	if e.DType == F32 {
+		dtype = autograd.Float32
+	}
+	t := autograd.Zeros(dtype, e.Shape...)
+	for i, v := range e.Float64s() {
+		t.SetAt(i, v)
+	}
+	return t, nil
 }
 
 // LoadStateDict copies sd into m's parameters and buffers in place (on
