@@ -3,6 +3,7 @@ package optim
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
@@ -223,7 +224,7 @@ func TestElementwiseTrajectories(t *testing.T) {
 func TestElementwiseStateResume(t *testing.T) {
 	for _, c := range refOptimisers() {
 		newParam := func() []*autograd.Tensor {
-			return []*autograd.Tensor{autograd.New64(refStart, len(refStart)).SetRequiresGrad(true)}
+			return []*autograd.Tensor{autograd.New64(slices.Clone(refStart), len(refStart)).SetRequiresGrad(true)} // New64 keeps the slice
 		}
 		a := newParam()
 		oa := c.make(a)
