@@ -20,6 +20,13 @@
 // smoothing, pos_weight) go in ClassOptions and BinaryOptions, used by the
 // ...With variants. Class targets are []int, one per sample and position.
 //
+// GetStateDict and LoadStateDict name a module's parameters and buffers
+// as PyTorch's state_dict() does ("0.weight", "2.running_mean"), and
+// SaveTorch, LoadTorch, SaveSafetensors and LoadSafetensors keep them in
+// torch.save's and safetensors' formats (package tensorfile), strictly:
+// a missing or unexpected name, a shape or element type that differs, is
+// an error naming the tensor.
+//
 // Constructors and losses panic, naming the shapes, on inconsistent
 // arguments (programmer errors).
 package nn

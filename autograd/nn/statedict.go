@@ -3,7 +3,6 @@ package nn
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -11,102 +10,8 @@ import (
 	"unicode"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/autograd/nn/tensorfile"
 )
-
-// StoredDType is the element type of a tensor in a weights file, named as
-// safetensors names it.
-type StoredDType string
-
-// The element types weights files hold here: PyTorch's float32, float64
-// and int64 (the last for BatchNorm's num_batches_tracked).
-const (
-	F32 StoredDType = "F32"
-	F64 StoredDType = "F64"
-	I64 StoredDType = "I64"
-)
-
-// size returns the bytes of one element, or 0 for an unknown type.
-func (d StoredDType) size() int {
-	switch d {
-	case F32:
-		return 4
-	case F64, I64:
-		return 8
-	}
-	return 0
-}
-
-// Entry is one tensor of a state dict as a file holds it: its PyTorch name
-// ("0.weight", "2.running_mean"), element type, shape and row-major
-// little-endian bytes.
-type Entry struct {
-	Name  string
-	DType StoredDType
-	Shape []int
-	Data  []byte
-}
-
-// StateDict is a model's parameters and buffers under PyTorch's names, in
-// the order PyTorch's module.state_dict() lists them. Its entries are
-// copies: changing one changes no model.
-type StateDict []Entry
-
-// Names returns the entries' names in order.
-func (sd StateDict) Names() []string {
-	names := make([]string, len(sd))
-	for i, e := range sd {
-		names[i] = e.Name
-	}
-	return names
-}
-
-// Get returns the entry called name.
-func (sd StateDict) Get(name string) (Entry, bool) {
-	for _, e := range sd {
-		if e.Name == name {
-			return e, true
-		}
-	}
-	return Entry{}, false
-}
-
-// Float64s returns the entry's values as float64 (exact for F32 and F64,
-// and for I64 values below 2⁵³).
-func (e Entry) Float64s() []float64 {
-	n := e.DType.size()
-	out := make([]float64, len(e.Data)/max(n, 1))
-	for i := range out {
-		b := e.Data[i*n:]
-		switch e.DType {
-		case F32:
-			out[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
-		case F64:
-			out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b))
-		case I64:
-			out[i] = float64(int64(binary.LittleEndian.Uint64(b)))
-		}
-	}
-	return out
-}
-
-// check returns an error unless the entry's bytes fit its type and shape.
-func (e Entry) check() error {
-	n := e.DType.size()
-	if n == 0 {
-		return fmt.Errorf("nn: tensor %q has element type %q; weights here are F32, F64 or I64", e.Name, e.DType)
-	}
-	count := 1
-	for _, s := range e.Shape {
-		if s < 0 {
-			return fmt.Errorf("nn: tensor %q has a negative size in shape %v", e.Name, e.Shape)
-		}
-		count *= s
-	}
-	if len(e.Data) != count*n {
-		return fmt.Errorf("nn: tensor %q of shape %v and type %s should hold %d bytes; it holds %d", e.Name, e.Shape, e.DType, count*n, len(e.Data))
-	}
-	return nil
-}
 
 // Named is a module that names its own tensors for a state dict, as a
 // PyTorch module's _save_to_state_dict does; modules that are not Named are
@@ -257,82 +162,44 @@ func snakeCase(s string) string {
 // module.state_dict(): a Sequential's layers by index ("0.weight",
 // "2.bias"), other modules' tensors by attribute name (weight, bias,
 // running_mean, running_var, num_batches_tracked), nested modules dotted.
-// Float32 and float64 tensors are stored as F32 and F64; BatchNorm's
+// Float32 and float64 tensors are stored as tensorfile.F32 and tensorfile.F64; BatchNorm's
 // num_batches_tracked as PyTorch's 0-d int64. Tensors on a device are read
 // back; GetStateDict returns the device's error.
-func GetStateDict(m Module) (StateDict, error) {
+func GetStateDict(m Module) (tensorfile.StateDict, error) {
 	ss, err := slots(m)
 	if err != nil {
 		return nil, err
 	}
-	sd := make(StateDict, len(ss))
+	sd := make(tensorfile.StateDict, len(ss))
 	for i, s := range ss {
 		if s.count {
 			c, err := s.t.To(autograd.CPU)
 			if err != nil {
 				return nil, fmt.Errorf("nn: reading %q back from %v: %w", s.name, s.t.Device(), err)
 			}
-			sd[i] = Entry{Name: s.name, DType: I64, Shape: []int{},
+			sd[i] = tensorfile.Entry{Name: s.name, DType: tensorfile.I64, Shape: []int{},
 				Data: binary.LittleEndian.AppendUint64(nil, uint64(int64(c.At(0))))}
 			continue
 		}
-		if sd[i], err = EntryOf(s.name, s.t); err != nil {
+		if sd[i], err = tensorfile.EntryOf(s.name, s.t); err != nil {
 			return nil, err
 		}
 	}
 	return sd, nil
 }
 
-// EntryOf returns t as a state dict entry called name: F32 for a float32
-// tensor, F64 for a float64 one, read back from its device.
-func EntryOf(name string, t *autograd.Tensor) (Entry, error) {
-	c, err := t.To(autograd.CPU)
-	if err != nil {
-		return Entry{}, fmt.Errorf("nn: reading %q back from %v: %w", name, t.Device(), err)
-	}
-	e := Entry{Name: name, DType: F32, Shape: slices.Clone(c.Shape())}
-	if c.DType() == autograd.Float64 {
-		e.DType = F64
-		for _, v := range c.Data64() {
-			e.Data = binary.LittleEndian.AppendUint64(e.Data, math.Float64bits(v))
-		}
-		return e, nil
-	}
-	for _, v := range c.Data32() {
-		e.Data = binary.LittleEndian.AppendUint32(e.Data, math.Float32bits(v))
-	}
-	return e, nil
-}
-
-// Tensor returns the entry as a new CPU tensor: float32 for F32, float64
-// for F64 and I64.
-func (e Entry) Tensor() (*autograd.Tensor, error) {
-	if err := e.check(); err != nil {
-		return nil, err
-	}
-	dtype := autograd.Float64
-	if e.DType == F32 {
-		dtype = autograd.Float32
-	}
-	t := autograd.Zeros(dtype, e.Shape...)
-	for i, v := range e.Float64s() {
-		t.SetAt(i, v)
-	}
-	return t, nil
-}
-
 // LoadStateDict copies sd into m's parameters and buffers in place (on
 // whatever device each lives), as module.load_state_dict(sd, strict=True),
 // and stricter: it returns an error naming the tensor, and changes nothing,
 // when sd lacks a tensor of m, holds one m does not have, or holds one of
-// another shape or element type (F32 for a float32 tensor, F64 for a
-// float64 one, I64 of shape [] for num_batches_tracked).
-func LoadStateDict(m Module, sd StateDict) error {
+// another shape or element type (tensorfile.F32 for a float32 tensor, tensorfile.F64 for a
+// float64 one, tensorfile.I64 of shape [] for num_batches_tracked).
+func LoadStateDict(m Module, sd tensorfile.StateDict) error {
 	ss, err := slots(m)
 	if err != nil {
 		return err
 	}
-	byName := make(map[string]Entry, len(sd))
+	byName := make(map[string]tensorfile.Entry, len(sd))
 	for _, e := range sd {
 		if _, dup := byName[e.Name]; dup {
 			return fmt.Errorf("nn: the state dict holds %q twice", e.Name)
@@ -344,15 +211,15 @@ func LoadStateDict(m Module, sd StateDict) error {
 		if !ok {
 			return fmt.Errorf("nn: the state dict has no %q (missing key; it holds %s)", s.name, strings.Join(sd.Names(), ", "))
 		}
-		if err := e.check(); err != nil {
+		if err := e.Check(); err != nil {
 			return err
 		}
-		want, shape := F32, s.t.Shape()
+		want, shape := tensorfile.F32, s.t.Shape()
 		switch {
 		case s.count:
-			want, shape = I64, []int{}
+			want, shape = tensorfile.I64, []int{}
 		case s.t.DType() == autograd.Float64:
-			want = F64
+			want = tensorfile.F64
 		}
 		if e.DType != want {
 			return fmt.Errorf("nn: %q is %s in the state dict; the model's is %s (convert it before saving)", s.name, e.DType, want)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/autograd/nn/tensorfile"
 	"github.com/dlca/dlca/internal/torchtest"
 )
 
@@ -50,9 +51,9 @@ func TestTorchRoundTrip(t *testing.T) {
 	SetTraining(a, false)
 	SetTraining(b, false)
 	xa, xb := randomTensor(autograd.Float32, rng, 6, 4), randomTensor(autograd.Float64, rng, 2, 2, 4, 4)
-	io := StateDict{}
+	io := tensorfile.StateDict{}
 	for _, nt := range []NamedTensor{{"x_a", xa}, {"y_a", a.Forward(xa)}, {"x_b", xb}, {"y_b", b.Forward(xb)}} {
-		e, err := EntryOf(nt.Name, nt.Tensor)
+		e, err := tensorfile.EntryOf(nt.Name, nt.Tensor)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,13 +103,13 @@ func TestTorchRoundTrip(t *testing.T) {
 	}
 }
 
-func writeStateDict(t *testing.T, path string, sd StateDict) {
+func writeStateDict(t *testing.T, path string, sd tensorfile.StateDict) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteTorch(f, sd); err != nil {
+	if err := tensorfile.WriteTorch(f, sd); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {

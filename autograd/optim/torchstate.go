@@ -11,7 +11,7 @@ import (
 	"strconv"
 
 	"github.com/dlca/dlca/autograd"
-	"github.com/dlca/dlca/autograd/nn"
+	"github.com/dlca/dlca/autograd/nn/tensorfile"
 	"github.com/dlca/dlca/internal/safefile"
 )
 
@@ -39,7 +39,7 @@ type torchLayout struct {
 	params []*autograd.Tensor
 	// groups are each group's hyper-parameters under PyTorch's names
 	// (without "params"), and sizes its parameter counts.
-	groups []*nn.PyDict
+	groups []*tensorfile.PyDict
 	sizes  []int
 	// names maps State's buffer names to PyTorch's state keys.
 	names map[string]string
@@ -66,8 +66,8 @@ const (
 // reading.
 var implementationFlags = []string{"foreach", "differentiable", "capturable", "fused"}
 
-func pyGroup(kv ...any) *nn.PyDict {
-	d := &nn.PyDict{}
+func pyGroup(kv ...any) *tensorfile.PyDict {
+	d := &tensorfile.PyDict{}
 	for i := 0; i < len(kv); i += 2 {
 		d.Set(kv[i], kv[i+1])
 	}
@@ -91,7 +91,7 @@ func (o *Adam) torchLayout() torchLayout {
 		names: map[string]string{"m": "exp_avg", "v": "exp_avg_sq", "max_v": "max_exp_avg_sq"}}
 	for _, g := range o.groups {
 		c := g.cfg
-		l.groups = append(l.groups, pyGroup("lr", c.LR, "betas", nn.PyTuple{c.Beta1, c.Beta2}, "eps", c.Eps,
+		l.groups = append(l.groups, pyGroup("lr", c.LR, "betas", tensorfile.PyTuple{c.Beta1, c.Beta2}, "eps", c.Eps,
 			"weight_decay", c.WeightDecay, "amsgrad", c.AMSGrad, "maximize", false, "foreach", nil,
 			"capturable", false, "differentiable", false, "fused", false, "initial_lr", g.initialLR))
 		l.sizes = append(l.sizes, g.n)
@@ -140,19 +140,19 @@ func (o *Adagrad) torchLayout() torchLayout {
 
 func (o *Adamax) torchLayout() torchLayout {
 	return elementwiseLayout(&o.elementwise, stepTensor, func(c AdamaxConfig) []any {
-		return []any{"betas", nn.PyTuple{c.Beta1, c.Beta2}, "eps", c.Eps, "weight_decay", c.WeightDecay, "maximize", false}
+		return []any{"betas", tensorfile.PyTuple{c.Beta1, c.Beta2}, "eps", c.Eps, "weight_decay", c.WeightDecay, "maximize", false}
 	})
 }
 
 func (o *NAdam) torchLayout() torchLayout {
 	return elementwiseLayout(&o.elementwise, stepTensor, func(c NAdamConfig) []any {
-		return []any{"betas", nn.PyTuple{c.Beta1, c.Beta2}, "eps", c.Eps, "weight_decay", c.WeightDecay, "momentum_decay", c.MomentumDecay}
+		return []any{"betas", tensorfile.PyTuple{c.Beta1, c.Beta2}, "eps", c.Eps, "weight_decay", c.WeightDecay, "momentum_decay", c.MomentumDecay}
 	})
 }
 
 func (o *RAdam) torchLayout() torchLayout {
 	return elementwiseLayout(&o.elementwise, stepTensor, func(c RAdamConfig) []any {
-		return []any{"betas", nn.PyTuple{c.Beta1, c.Beta2}, "eps", c.Eps, "weight_decay", c.WeightDecay}
+		return []any{"betas", tensorfile.PyTuple{c.Beta1, c.Beta2}, "eps", c.Eps, "weight_decay", c.WeightDecay}
 	})
 }
 
@@ -160,13 +160,13 @@ func (o *RAdam) torchLayout() torchLayout {
 type storages [][]byte
 
 // add stores e's bytes and returns the pickler's reference to them.
-func (s *storages) add(e nn.Entry) nn.TorchTensor {
+func (s *storages) add(e tensorfile.Entry) tensorfile.TorchTensor {
 	*s = append(*s, e.Data)
-	return nn.TorchTensor{Key: strconv.Itoa(len(*s) - 1), DType: e.DType, Shape: e.Shape}
+	return tensorfile.TorchTensor{Key: strconv.Itoa(len(*s) - 1), DType: e.DType, Shape: e.Shape}
 }
 
-func scalarEntry(v float64) nn.Entry {
-	return nn.Entry{DType: nn.F32, Shape: []int{}, Data: binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(v)))}
+func scalarEntry(v float64) tensorfile.Entry {
+	return tensorfile.Entry{DType: tensorfile.F32, Shape: []int{}, Data: binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(v)))}
 }
 
 // WriteTorch writes opt's state as PyTorch's optimizer.state_dict() in the
@@ -176,9 +176,9 @@ func scalarEntry(v float64) nn.Entry {
 func WriteTorch(w io.Writer, opt TorchOptimizer) error {
 	l, s := opt.torchLayout(), opt.State()
 	var data storages
-	state := &nn.PyDict{}
+	state := &tensorfile.PyDict{}
 	for i, p := range l.params {
-		entry := &nn.PyDict{}
+		entry := &tensorfile.PyDict{}
 		steps := 0
 		if s.ParamSteps != nil {
 			steps = s.ParamSteps[i]
@@ -211,7 +211,7 @@ func WriteTorch(w io.Writer, opt TorchOptimizer) error {
 			for j, v := range values {
 				t.SetAt(j, v)
 			}
-			e, err := nn.EntryOf(name, t)
+			e, err := tensorfile.EntryOf(name, t)
 			if err != nil {
 				return err
 			}
@@ -224,7 +224,7 @@ func WriteTorch(w io.Writer, opt TorchOptimizer) error {
 	var groups []any
 	index := 0
 	for g, hyper := range l.groups {
-		d := &nn.PyDict{Keys: slices.Clone(hyper.Keys), Values: slices.Clone(hyper.Values)}
+		d := &tensorfile.PyDict{Keys: slices.Clone(hyper.Keys), Values: slices.Clone(hyper.Values)}
 		var ids []any
 		for range l.sizes[g] {
 			ids = append(ids, index)
@@ -233,10 +233,10 @@ func WriteTorch(w io.Writer, opt TorchOptimizer) error {
 		d.Set("params", ids)
 		groups = append(groups, d)
 	}
-	top := &nn.PyDict{}
+	top := &tensorfile.PyDict{}
 	top.Set("state", state)
 	top.Set("param_groups", groups)
-	return nn.WriteTorchObject(w, top, data)
+	return tensorfile.WriteTorchObject(w, top, data)
 }
 
 // SaveTorch writes opt's state to path (see WriteTorch) through
@@ -273,16 +273,16 @@ func LoadTorch(path string, opt TorchOptimizer) error {
 // capturable, differentiable) and initial_lr are not compared. A
 // successful read replaces opt's state; a failed one changes nothing.
 func ReadTorch(r io.ReaderAt, size int64, opt TorchOptimizer) error {
-	obj, err := nn.ReadTorchObject(r, size)
+	obj, err := tensorfile.ReadTorchObject(r, size)
 	if err != nil {
 		return err
 	}
-	top, ok := obj.(*nn.PyDict)
+	top, ok := obj.(*tensorfile.PyDict)
 	if !ok {
 		return fmt.Errorf("optim: the file holds a %T, not an optimizer state_dict (a dict of \"state\" and \"param_groups\")", obj)
 	}
 	l := opt.torchLayout()
-	fileState, ok1 := dictGet(top, "state").(*nn.PyDict)
+	fileState, ok1 := dictGet(top, "state").(*tensorfile.PyDict)
 	fileGroups, ok2 := dictGet(top, "param_groups").([]any)
 	if !ok1 || !ok2 || len(top.Keys) != 2 {
 		return fmt.Errorf("optim: the file's dict has keys %v; an optimizer state_dict has exactly \"state\" (a dict) and \"param_groups\" (a list)", top.Keys)
@@ -307,7 +307,7 @@ func ReadTorch(r io.ReaderAt, size int64, opt TorchOptimizer) error {
 		if !ok || !known {
 			return fmt.Errorf("optim: the file has state for parameter %v, which no param_groups entry lists", key)
 		}
-		entry, ok := fileState.Values[k].(*nn.PyDict)
+		entry, ok := fileState.Values[k].(*tensorfile.PyDict)
 		if !ok {
 			return fmt.Errorf("optim: the state of parameter %d is not a dict", id)
 		}
@@ -324,7 +324,7 @@ func ReadTorch(r io.ReaderAt, size int64, opt TorchOptimizer) error {
 	return opt.LoadState(s)
 }
 
-func dictGet(d *nn.PyDict, key any) any {
+func dictGet(d *tensorfile.PyDict, key any) any {
 	for i, k := range d.Keys {
 		if k == key {
 			return d.Values[i]
@@ -342,7 +342,7 @@ func readGroups(fileGroups []any, l torchLayout, s *State) (map[int]int, error) 
 	ids := map[int]int{}
 	index := 0
 	for g, fg := range fileGroups {
-		d, ok := fg.(*nn.PyDict)
+		d, ok := fg.(*tensorfile.PyDict)
 		if !ok {
 			return nil, fmt.Errorf("optim: param_groups[%d] is not a dict", g)
 		}
@@ -415,8 +415,8 @@ func samePy(a, b any) bool {
 		y, ok := number(b)
 		return ok && x == y
 	}
-	if ta, ok := a.(nn.PyTuple); ok {
-		tb, ok := b.(nn.PyTuple)
+	if ta, ok := a.(tensorfile.PyTuple); ok {
+		tb, ok := b.(tensorfile.PyTuple)
 		if !ok || len(ta) != len(tb) {
 			return false
 		}
@@ -431,12 +431,12 @@ func samePy(a, b any) bool {
 }
 
 // readParamState reads one parameter's state dict into s.
-func readParamState(entry *nn.PyDict, i int, l torchLayout, pyNames map[string]string, s *State) error {
+func readParamState(entry *tensorfile.PyDict, i int, l torchLayout, pyNames map[string]string, s *State) error {
 	p := l.params[i]
 	sawStep := false
-	want := nn.F32
+	want := tensorfile.F32
 	if p.DType() == autograd.Float64 {
-		want = nn.F64
+		want = tensorfile.F64
 	}
 	for k, key := range entry.Keys {
 		name, _ := key.(string)
@@ -450,7 +450,7 @@ func readParamState(entry *nn.PyDict, i int, l torchLayout, pyNames map[string]s
 			continue
 		}
 		if name == "mu_product" {
-			e, ok := v.(nn.Entry)
+			e, ok := v.(tensorfile.Entry)
 			if !ok || len(e.Float64s()) != 1 {
 				return fmt.Errorf("mu_product is %v, not a one-element tensor", v)
 			}
@@ -467,7 +467,7 @@ func readParamState(entry *nn.PyDict, i int, l torchLayout, pyNames map[string]s
 		if v == nil { // SGD's momentum_buffer of None: no buffer yet
 			continue
 		}
-		e, ok := v.(nn.Entry)
+		e, ok := v.(tensorfile.Entry)
 		if !ok {
 			return fmt.Errorf("%q is a %T, not a tensor", name, v)
 		}
@@ -489,7 +489,7 @@ func stepCount(v any) (int, error) {
 	switch x := v.(type) {
 	case int:
 		f = float64(x)
-	case nn.Entry:
+	case tensorfile.Entry:
 		if vs := x.Float64s(); len(vs) == 1 {
 			f = vs[0]
 		} else {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
-	"github.com/dlca/dlca/autograd/nn"
+	"github.com/dlca/dlca/autograd/nn/tensorfile"
 )
 
 // TestLoadTorchStateFixtures reads optimizer.state_dict() files that
@@ -121,21 +121,21 @@ func TestReadTorchStateStrict(t *testing.T) {
 	// An unexpected state key, and a missing one.
 	rms := NewRMSprop(newParams([][]float64{{1}}), RMSpropConfig{LR: 0.01})
 	for _, c := range []struct{ key, want string }{{"bogus", `unexpected key "bogus"`}, {"", `no "step"`}} {
-		entry := &nn.PyDict{}
+		entry := &tensorfile.PyDict{}
 		if c.key != "" {
 			entry.Set("step", 1)
 			entry.Set(c.key, 1)
 		}
-		entry.Set("square_avg", nn.TorchTensor{Key: "0", DType: nn.F64, Shape: []int{1}})
-		state := &nn.PyDict{}
+		entry.Set("square_avg", tensorfile.TorchTensor{Key: "0", DType: tensorfile.F64, Shape: []int{1}})
+		state := &tensorfile.PyDict{}
 		state.Set(0, entry)
 		l := rms.torchLayout()
 		l.groups[0].Set("params", []any{0})
-		sd := &nn.PyDict{}
+		sd := &tensorfile.PyDict{}
 		sd.Set("state", state)
 		sd.Set("param_groups", []any{l.groups[0]})
 		var b bytes.Buffer
-		if err := nn.WriteTorchObject(&b, sd, [][]byte{make([]byte, 8)}); err != nil {
+		if err := tensorfile.WriteTorchObject(&b, sd, [][]byte{make([]byte, 8)}); err != nil {
 			t.Fatal(err)
 		}
 		err := ReadTorch(bytes.NewReader(b.Bytes()), int64(b.Len()), rms)

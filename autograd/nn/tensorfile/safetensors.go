@@ -1,4 +1,4 @@
-package nn
+package tensorfile
 
 import (
 	"bytes"
@@ -6,10 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
-
-	"github.com/dlca/dlca/internal/safefile"
 )
 
 // The safetensors format (huggingface/safetensors): an 8-byte little-endian
@@ -38,11 +35,11 @@ func WriteSafetensors(w io.Writer, sd StateDict, metadata map[string]string) err
 	}
 	var offset int64
 	for _, e := range sd {
-		if err := e.check(); err != nil {
+		if err := e.Check(); err != nil {
 			return err
 		}
 		if _, dup := header[e.Name]; dup || e.Name == "__metadata__" {
-			return fmt.Errorf("nn: safetensors: tensor name %q is used twice or reserved", e.Name)
+			return fmt.Errorf("tensorfile: safetensors: tensor name %q is used twice or reserved", e.Name)
 		}
 		end := offset + int64(len(e.Data))
 		header[e.Name] = safetensorsInfo{DType: e.DType, Shape: nonNil(e.Shape), DataOffsets: [2]int64{offset, end}}
@@ -82,24 +79,24 @@ func nonNil(shape []int) []int {
 func ReadSafetensors(r io.Reader) (StateDict, map[string]string, error) {
 	var lenBuf [8]byte
 	if _, err := io.ReadFull(r, lenBuf[:]); err != nil {
-		return nil, nil, fmt.Errorf("nn: safetensors: reading the header length: %w", err)
+		return nil, nil, fmt.Errorf("tensorfile: safetensors: reading the header length: %w", err)
 	}
 	n := binary.LittleEndian.Uint64(lenBuf[:])
 	if n > maxSafetensorsHeader {
-		return nil, nil, fmt.Errorf("nn: safetensors: header length %d exceeds %d bytes (is this a safetensors file?)", n, maxSafetensorsHeader)
+		return nil, nil, fmt.Errorf("tensorfile: safetensors: header length %d exceeds %d bytes (is this a safetensors file?)", n, maxSafetensorsHeader)
 	}
 	js := make([]byte, n)
 	if _, err := io.ReadFull(r, js); err != nil {
-		return nil, nil, fmt.Errorf("nn: safetensors: reading the %d-byte header: %w", n, err)
+		return nil, nil, fmt.Errorf("tensorfile: safetensors: reading the %d-byte header: %w", n, err)
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(js, &raw); err != nil {
-		return nil, nil, fmt.Errorf("nn: safetensors: the header is not a JSON object: %w", err)
+		return nil, nil, fmt.Errorf("tensorfile: safetensors: the header is not a JSON object: %w", err)
 	}
 	var metadata map[string]string
 	if m, ok := raw["__metadata__"]; ok {
 		if err := json.Unmarshal(m, &metadata); err != nil {
-			return nil, nil, fmt.Errorf("nn: safetensors: __metadata__ is not an object of strings: %w", err)
+			return nil, nil, fmt.Errorf("tensorfile: safetensors: __metadata__ is not an object of strings: %w", err)
 		}
 		delete(raw, "__metadata__")
 	}
@@ -113,7 +110,7 @@ func ReadSafetensors(r io.Reader) (StateDict, map[string]string, error) {
 		dec := json.NewDecoder(bytes.NewReader(m))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&info); err != nil {
-			return nil, nil, fmt.Errorf("nn: safetensors: tensor %q: %w", name, err)
+			return nil, nil, fmt.Errorf("tensorfile: safetensors: tensor %q: %w", name, err)
 		}
 		infos = append(infos, named{name, info})
 	}
@@ -123,50 +120,20 @@ func ReadSafetensors(r io.Reader) (StateDict, map[string]string, error) {
 	for _, in := range infos {
 		b, e := in.info.DataOffsets[0], in.info.DataOffsets[1]
 		if b != offset || e < b {
-			return nil, nil, fmt.Errorf("nn: safetensors: tensor %q has data offsets [%d, %d]; the data so far ends at %d (overlapping or missing bytes)", in.name, b, e, offset)
+			return nil, nil, fmt.Errorf("tensorfile: safetensors: tensor %q has data offsets [%d, %d]; the data so far ends at %d (overlapping or missing bytes)", in.name, b, e, offset)
 		}
 		entry := Entry{Name: in.name, DType: in.info.DType, Shape: nonNil(in.info.Shape), Data: make([]byte, e-b)}
-		if err := entry.check(); err != nil {
+		if err := entry.Check(); err != nil {
 			return nil, nil, fmt.Errorf("%w (safetensors)", err)
 		}
 		if _, err := io.ReadFull(r, entry.Data); err != nil {
-			return nil, nil, fmt.Errorf("nn: safetensors: reading tensor %q: %w", in.name, err)
+			return nil, nil, fmt.Errorf("tensorfile: safetensors: reading tensor %q: %w", in.name, err)
 		}
 		sd = append(sd, entry)
 		offset = e
 	}
 	if extra, _ := io.Copy(io.Discard, io.LimitReader(r, 1)); extra != 0 {
-		return nil, nil, fmt.Errorf("nn: safetensors: bytes after the last tensor (at %d); the file is damaged", offset)
+		return nil, nil, fmt.Errorf("tensorfile: safetensors: bytes after the last tensor (at %d); the file is damaged", offset)
 	}
 	return sd, metadata, nil
-}
-
-// SaveSafetensors writes m's state dict (see GetStateDict) to path in the
-// safetensors format, which safetensors.torch.load_file and
-// load_state_dict read. It writes through internal/safefile, so a failed
-// save leaves any earlier file whole.
-func SaveSafetensors(path string, m Module) error {
-	sd, err := GetStateDict(m)
-	if err != nil {
-		return err
-	}
-	return safefile.Write(path, func(w io.Writer) error { return WriteSafetensors(w, sd, map[string]string{"format": "pt"}) })
-}
-
-// LoadSafetensors reads a safetensors file into m's parameters and buffers
-// (see LoadStateDict for what must match).
-func LoadSafetensors(path string, m Module) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	sd, _, err := ReadSafetensors(f)
-	if err != nil {
-		return fmt.Errorf("%w (reading %s)", err, path)
-	}
-	if err := LoadStateDict(m, sd); err != nil {
-		return fmt.Errorf("%w (loading %s)", err, path)
-	}
-	return nil
 }

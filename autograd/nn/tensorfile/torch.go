@@ -1,4 +1,4 @@
-package nn
+package tensorfile
 
 import (
 	"archive/zip"
@@ -8,14 +8,11 @@ import (
 	"hash/crc32"
 	"io"
 	"math/big"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/nlpodyssey/gopickle/pickle"
 	"github.com/nlpodyssey/gopickle/types"
-
-	"github.com/dlca/dlca/internal/safefile"
 )
 
 // PyTorch's torch.save format (the zip format of PyTorch 1.6 and later): a
@@ -40,7 +37,7 @@ func WriteTorch(w io.Writer, sd StateDict) error {
 	dict := &OrderedDict{}
 	var storages [][]byte
 	for i, e := range sd {
-		if err := e.check(); err != nil {
+		if err := e.Check(); err != nil {
 			return err
 		}
 		dict.Set(e.Name, TorchTensor{Key: strconv.Itoa(i), DType: e.DType, Shape: nonNil(e.Shape)})
@@ -119,17 +116,17 @@ func ReadTorch(r io.ReaderAt, size int64) (StateDict, error) {
 	case *PyDict:
 		d = v
 	default:
-		return nil, fmt.Errorf("nn: torch.save file holds a %s, not a state dict (a dict of name → tensor)", pyTypeName(obj))
+		return nil, fmt.Errorf("tensorfile: torch.save file holds a %s, not a state dict (a dict of name → tensor)", pyTypeName(obj))
 	}
 	sd := make(StateDict, len(d.Keys))
 	for i, k := range d.Keys {
 		name, ok := k.(string)
 		if !ok {
-			return nil, fmt.Errorf("nn: torch.save state dict has a key %v of type %s; want str", k, pyTypeName(k))
+			return nil, fmt.Errorf("tensorfile: torch.save state dict has a key %v of type %s; want str", k, pyTypeName(k))
 		}
 		e, ok := d.Values[i].(Entry)
 		if !ok {
-			return nil, fmt.Errorf("nn: torch.save state dict's %q is a %s, not a tensor", name, pyTypeName(d.Values[i]))
+			return nil, fmt.Errorf("tensorfile: torch.save state dict's %q is a %s, not a tensor", name, pyTypeName(d.Values[i]))
 		}
 		e.Name = name
 		sd[i] = e
@@ -147,7 +144,7 @@ func ReadTorch(r io.ReaderAt, size int64) (StateDict, error) {
 func ReadTorchObject(r io.ReaderAt, size int64) (any, error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
-		return nil, fmt.Errorf("nn: not a torch.save zip file: %w", err)
+		return nil, fmt.Errorf("tensorfile: not a torch.save zip file: %w", err)
 	}
 	records := map[string]*zip.File{}
 	prefix := ""
@@ -158,10 +155,10 @@ func ReadTorchObject(r io.ReaderAt, size int64) (any, error) {
 		}
 	}
 	if prefix == "" {
-		return nil, fmt.Errorf("nn: torch.save file has no <archive>/data.pkl (is it TorchScript, or the legacy pre-1.6 format?)")
+		return nil, fmt.Errorf("tensorfile: torch.save file has no <archive>/data.pkl (is it TorchScript, or the legacy pre-1.6 format?)")
 	}
 	if _, ok := records[prefix+"constants.pkl"]; ok {
-		return nil, fmt.Errorf("nn: the file is a TorchScript archive (torch.jit.save), not torch.save")
+		return nil, fmt.Errorf("tensorfile: the file is a TorchScript archive (torch.jit.save), not torch.save")
 	}
 	if f, ok := records[prefix+"byteorder"]; ok {
 		b, err := readRecord(f)
@@ -169,7 +166,7 @@ func ReadTorchObject(r io.ReaderAt, size int64) (any, error) {
 			return nil, err
 		}
 		if string(b) != "little" {
-			return nil, fmt.Errorf("nn: torch.save file is %q-endian; only little-endian files are read", b)
+			return nil, fmt.Errorf("tensorfile: torch.save file is %q-endian; only little-endian files are read", b)
 		}
 	}
 	pkl, err := readRecord(records[prefix+"data.pkl"])
@@ -197,14 +194,14 @@ func ReadTorchObject(r io.ReaderAt, size int64) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(data) != numel*class.dtype.size() {
-			return nil, fmt.Errorf("storage %q holds %d bytes; %d elements of %s need %d", key, len(data), numel, class.dtype, numel*class.dtype.size())
+		if len(data) != numel*class.dtype.Size() {
+			return nil, fmt.Errorf("storage %q holds %d bytes; %d elements of %s need %d", key, len(data), numel, class.dtype, numel*class.dtype.Size())
 		}
 		return storage{dtype: class.dtype, data: data}, nil
 	}
 	obj, err := u.Load()
 	if err != nil {
-		return nil, fmt.Errorf("nn: torch.save file's data.pkl: %w", err)
+		return nil, fmt.Errorf("tensorfile: torch.save file's data.pkl: %w", err)
 	}
 	return fromPickle(obj)
 }
@@ -212,12 +209,12 @@ func ReadTorchObject(r io.ReaderAt, size int64) (any, error) {
 func readRecord(f *zip.File) ([]byte, error) {
 	rc, err := f.Open()
 	if err != nil {
-		return nil, fmt.Errorf("nn: torch.save record %s: %w", f.Name, err)
+		return nil, fmt.Errorf("tensorfile: torch.save record %s: %w", f.Name, err)
 	}
 	defer rc.Close()
 	b, err := io.ReadAll(rc)
 	if err != nil {
-		return nil, fmt.Errorf("nn: torch.save record %s: %w", f.Name, err)
+		return nil, fmt.Errorf("tensorfile: torch.save record %s: %w", f.Name, err)
 	}
 	return b, nil
 }
@@ -268,7 +265,7 @@ func rebuildTensor(args ...any) (any, error) {
 	if !ok1 || !ok2 || err1 != nil || err2 != nil || len(shape) != len(stride) {
 		return nil, fmt.Errorf("_rebuild_tensor_v2%v: want (storage, offset, size, stride, ...)", args)
 	}
-	n := s.dtype.size()
+	n := s.dtype.Size()
 	count := 1
 	for _, d := range shape {
 		count *= d
@@ -327,7 +324,7 @@ func fromPickle(v any) (any, error) {
 	case nil, bool, int, float64, string, Entry:
 		return v, nil
 	case *big.Int:
-		return nil, fmt.Errorf("nn: torch.save file holds the integer %v, beyond int64", v)
+		return nil, fmt.Errorf("tensorfile: torch.save file holds the integer %v, beyond int64", v)
 	case *types.Tuple:
 		out := make(PyTuple, v.Len())
 		for i := range out {
@@ -366,7 +363,7 @@ func fromPickle(v any) (any, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("nn: torch.save file holds a %T, which a weights file does not", v)
+	return nil, fmt.Errorf("tensorfile: torch.save file holds a %T, which a weights file does not", v)
 }
 
 func setConverted(d *PyDict, k, v any) error {
@@ -407,47 +404,4 @@ func pyTypeName(v any) string {
 		return "tensor"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// SaveTorch writes m's state dict (see GetStateDict) to path in the
-// torch.save format: torch.load(path, weights_only=True) returns it, ready
-// for model.load_state_dict. It writes through internal/safefile, so a
-// failed save leaves any earlier file whole.
-func SaveTorch(path string, m Module) error {
-	sd, err := GetStateDict(m)
-	if err != nil {
-		return err
-	}
-	return safefile.Write(path, func(w io.Writer) error { return WriteTorch(w, sd) })
-}
-
-// LoadTorch reads a torch.save file of a state dict (torch.save(
-// model.state_dict(), path)) into m's parameters and buffers (see
-// LoadStateDict for what must match).
-func LoadTorch(path string, m Module) error {
-	sd, err := readTorchFile(path)
-	if err != nil {
-		return err
-	}
-	if err := LoadStateDict(m, sd); err != nil {
-		return fmt.Errorf("%w (loading %s)", err, path)
-	}
-	return nil
-}
-
-func readTorchFile(path string) (StateDict, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	sd, err := ReadTorch(f, info.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%w (reading %s)", err, path)
-	}
-	return sd, nil
 }

@@ -1,4 +1,4 @@
-package nn
+package tensorfile
 
 import (
 	"bytes"
@@ -139,7 +139,7 @@ func (p *pickler) value(v any) error {
 	case TorchTensor:
 		return p.tensor(v)
 	default:
-		return fmt.Errorf("nn: pickling a %T: not a value a state dict holds", v)
+		return fmt.Errorf("tensorfile: pickling a %T: not a value a state dict holds", v)
 	}
 	return nil
 }
@@ -211,7 +211,7 @@ func (p *pickler) items(d *PyDict) error {
 func (p *pickler) tensor(t TorchTensor) error {
 	class, ok := storageClass[t.DType]
 	if !ok {
-		return fmt.Errorf("nn: torch.save format: no storage class for element type %q", t.DType)
+		return fmt.Errorf("tensorfile: torch.save format: no storage class for element type %q", t.DType)
 	}
 	numel := 1
 	for _, s := range t.Shape {
