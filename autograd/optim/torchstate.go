@@ -270,7 +270,9 @@ func LoadTorch(path string, opt TorchOptimizer) error {
 // them), each parameter's state must hold exactly the keys opt keeps, of
 // the parameter's shape and element type, and anything else is an error
 // naming it. Flags that choose how PyTorch computes (foreach, fused,
-// capturable, differentiable) and initial_lr are not compared. A
+// capturable, differentiable) and initial_lr are not compared, and a key
+// opt does not know is accepted when it is False or None (an option of
+// another PyTorch version, off, such as 2.x's decoupled_weight_decay). A
 // successful read replaces opt's state; a failed one changes nothing.
 func ReadTorch(r io.ReaderAt, size int64, opt TorchOptimizer) error {
 	obj, err := tensorfile.ReadTorchObject(r, size)
@@ -377,6 +379,9 @@ func readGroups(fileGroups []any, l torchLayout, s *State) (map[int]int, error) 
 			default:
 				want := dictGet(ours, name)
 				if want == nil && !slices.Contains(ours.Keys, any(name)) {
+					if v == false || v == nil {
+						continue // an option of another PyTorch version, off
+					}
 					return nil, fmt.Errorf("optim: param_groups[%d] has %q = %v, which this optimiser does not have (unexpected key)", g, name, v)
 				}
 				if !samePy(v, want) {
