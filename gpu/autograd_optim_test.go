@@ -31,6 +31,26 @@ var optimCases = []struct {
 		c.LR, c.AMSGrad = 0.05, true
 		return optim.NewAdamW(ps, c)
 	}},
+	// The optimisers composed of device ops (optim's elementwise rules).
+	{"RMSprop centered momentum", func(ps []*autograd.Tensor) optim.Optimizer {
+		return optim.NewRMSprop(ps, optim.RMSpropConfig{LR: 0.01, Alpha: 0.9, Eps: 1e-3, WeightDecay: 0.01, Momentum: 0.5, Centered: true})
+	}},
+	{"Adagrad", func(ps []*autograd.Tensor) optim.Optimizer {
+		return optim.NewAdagrad(ps, optim.AdagradConfig{LR: 0.1, LRDecay: 0.1, WeightDecay: 0.01, InitialAccumulatorValue: 0.1, Eps: 1e-10})
+	}},
+	{"Adamax", func(ps []*autograd.Tensor) optim.Optimizer {
+		c := optim.DefaultAdamax()
+		c.WeightDecay = 0.01
+		return optim.NewAdamax(ps, c)
+	}},
+	{"NAdam", func(ps []*autograd.Tensor) optim.Optimizer {
+		c := optim.DefaultNAdam()
+		c.WeightDecay = 0.01
+		return optim.NewNAdam(ps, c)
+	}},
+	{"RAdam", func(ps []*autograd.Tensor) optim.Optimizer {
+		return optim.NewRAdam(ps, optim.RAdamConfig{LR: 0.01, Beta1: 0.8, Beta2: 0.9, Eps: 1e-8, WeightDecay: 0.01})
+	}},
 }
 
 // clipCases transform the gradients before a step.
@@ -119,5 +139,39 @@ func TestOptimParity(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestRAdamRectifiedParity takes seven RAdam steps on both devices, so
+// that the rectified update (from step 6 with β₂ = 0.9) runs on the GPU
+// too; TestOptimParity's three steps take only the unrectified one.
+func TestRAdamRectifiedParity(t *testing.T) {
+	testAutograd(t)
+	results := map[string]*autograd.Tensor{}
+	forEachDevice(t, func(t *testing.T, dev autograd.Device) {
+		p, err := randTensor(1, -1, 1, 33).To(dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.SetRequiresGrad(true)
+		o := optim.NewRAdam([]*autograd.Tensor{p}, optim.RAdamConfig{LR: 0.01, Beta1: 0.8, Beta2: 0.9, Eps: 1e-8})
+		for step := range 7 {
+			g, err := randTensor(uint64(50+step), -2, 2, 33).To(dev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.SetGrad(g)
+			if err := o.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		results[t.Name()] = toCPU(t, p)
+	})
+	cpu, gpu := results[t.Name()+"/cpu"], results[t.Name()+"/gpu"]
+	if gpu == nil {
+		return // skipped
+	}
+	for _, e := range differences("parameter", gpu, cpu, tolElementwise) {
+		t.Error(e)
 	}
 }

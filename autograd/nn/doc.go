@@ -26,6 +26,13 @@
 // Every loss is a composition of autograd ops (BCELoss records a rule built
 // from ops), so it runs on the tensors' device and differentiates again.
 //
+// GetStateDict and LoadStateDict name a module's parameters and buffers
+// as PyTorch's state_dict() does ("0.weight", "2.running_mean"), and
+// SaveTorch, LoadTorch, SaveSafetensors and LoadSafetensors keep them in
+// torch.save's and safetensors' formats (package tensorfile), strictly:
+// a missing or unexpected name, a shape or element type that differs, is
+// an error naming the tensor.
+//
 // Constructors and losses panic, naming the shapes, on inconsistent
 // arguments (programmer errors).
 package nn

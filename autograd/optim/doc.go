@@ -1,6 +1,7 @@
 // Package optim holds the optimisers that update autograd parameters from
-// their accumulated gradients (SGD, Adam, AdamW), learning-rate schedules,
-// and gradient clipping. Semantics follow torch.optim: the same update rules,
+// their accumulated gradients (SGD, Adam, AdamW, RMSprop, Adagrad, Adamax,
+// NAdam, RAdam), learning-rate schedules (and ReduceLROnPlateau), and
+// gradient clipping. Semantics follow torch.optim: the same update rules,
 // defaults and parameter order, so hyper-parameters carry over.
 //
 // # Conventions
@@ -28,6 +29,14 @@
 // device's DeviceKernels, with their state (moments, momentum) on the same
 // device; a Step ends with the device's Sync and returns its error. State
 // reads the buffers back; LoadState puts each on its parameter's device.
+//
+// RMSprop, Adagrad, Adamax, NAdam and RAdam share one implementation
+// (elementwise.go): on a device their update is composed of autograd ops
+// there, and the parameter is changed in place by the device's SGD kernel.
+//
+// SaveTorch and LoadTorch keep an optimiser's state in PyTorch's
+// optimizer.state_dict() layout (torch.save's format), which
+// optimizer.load_state_dict takes.
 //
 // Constructors panic on invalid hyper-parameters (a programmer error).
 package optim

@@ -51,6 +51,9 @@ type State struct {
 	LR       float64                `json:"lr" jsonfile:"required"`
 	GroupLRs []float64              `json:"group_lrs,omitempty"`
 	Buffers  map[string][][]float64 `json:"buffers" jsonfile:"required"`
+	// ParamScalars holds per-parameter numbers other than the step count
+	// (NAdam's mu_product), ParamScalars[name][i] for parameter i.
+	ParamScalars map[string][]float64 `json:"param_scalars,omitempty"`
 }
 
 // saveLRs stores o's learning rates in s.
