@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/dlca/dlca/internal/runctl"
@@ -28,7 +29,7 @@ var commands = []command{
 	{"check", "run an experiment's checks (generalisation, damage) on a saved model", runCheck},
 	{"gap", "show where a saved model's circuit parts from its soft model (gate confidence, drift per step)", runGap},
 	{"export", "write a saved model's circuit as Verilog, C, DigitalJS, DOT or JSON", runExport},
-	{"results", "regenerate docs/RESULTS.md from saved runs or sweeps", runResults},
+	{"results", "write a results page (markdown: a row per run, summaries, a sweep's plots) from saved runs or sweeps", runResults},
 	{"sweep", "train many runs from one sweep file, here or as a Slurm job array", runSweep},
 	{"config", "print an experiment as an experiment file (a built-in one, a file with -set changes, a model's)", runConfig},
 	{"list", "list the experiments", runList},
@@ -77,7 +78,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			case errors.Is(err, errUsage):
 				return 2
 			default:
-				fmt.Fprintf(stderr, "dlca %s: %v\n", c.name, err)
+				// Errors of the dlca package start "dlca: " themselves
+				// (dlca/doc.go); the command's name says it already.
+				fmt.Fprintf(stderr, "dlca %s: %s\n", c.name, strings.TrimPrefix(err.Error(), "dlca: "))
 				return 1
 			}
 		}

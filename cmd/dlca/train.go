@@ -57,6 +57,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&long.Device, "device", "cpu", "where to train: "+devices+" (auto: a hardware GPU if there is one, else the CPU)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	f64 := fs.Bool("float64", false, "train in float64 instead of float32 (CPU engine, slower; a check on rounding; the model file holds float32 logits either way)")
+	strict := fs.Bool("strict-checks", false, "exit with status 1 when one of the experiment's checks fails, as dlca check does (without it, train exits 0 once the model is written, whatever the checks say)")
 	layerStats := fs.Int("layer-stats", 0, "record each layer's gradient norm and undecided gates in run.json at iteration 1 and every K-th (0 = none; CPU engine)")
 	long.AddFlags(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
@@ -168,7 +169,25 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "check %-16s %s  %s\n", c.Name, passFail(c.Passed), c.Detail)
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", out)
+	if *strict {
+		return failedChecks(rec.Checks)
+	}
 	return nil
+}
+
+// failedChecks is -strict-checks' error when a check failed (the model
+// and the run's files are written by then): how many, and which.
+func failedChecks(checks []experiments.CheckResult) error {
+	var failed []string
+	for _, c := range checks {
+		if !c.Passed {
+			failed = append(failed, c.Name)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d checks failed (%s); -strict-checks makes that an error (the model and run.json are written)", len(failed), len(checks), strings.Join(failed, ", "))
 }
 
 // checkLayerStats refuses a -layer-stats K that is negative or that the
