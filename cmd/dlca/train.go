@@ -37,8 +37,13 @@ type runRecord struct {
 	Metrics     []bptt.Metrics            `json:"metrics"`
 	Checks      []experiments.CheckResult `json:"checks"`
 	// Config is the run's whole configuration (dlca config -model prints it
-	// from the model file as an experiment file).
+	// from the model file as an experiment file), its input files' paths
+	// as Inputs gives them.
 	Config *experiments.Config `json:"config,omitempty"`
+	// Build is the code the run was trained by; Inputs are the files it
+	// read, with their SHA-256 (provenance.go).
+	Build  *buildRecord  `json:"build,omitempty"`
+	Inputs []inputRecord `json:"inputs,omitempty"`
 }
 
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -79,6 +84,11 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	e, err := cfg.Resolve()
+	if err != nil {
+		return err
+	}
+	// The inputs as they were read, before a long training.
+	inputs, err := runInputs(cfg, *file, long.Out)
 	if err != nil {
 		return err
 	}
@@ -133,7 +143,9 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	out := long.Out
 	metrics = long.Metrics(metrics)
 	rec := runRecord{Experiment: e.Name, Seed: e.Seed, WiringSeed: e.Model.Seed, Iterations: e.Iterations, Device: chosen, Machine: machineDescription(),
-		WallSeconds: time.Since(start).Seconds() + timeBefore(resumed), Metrics: metrics, Config: e.Config}
+		WallSeconds: time.Since(start).Seconds() + timeBefore(resumed), Metrics: metrics, Config: portableConfig(e.Config, *file, out)}
+	build := thisBuild()
+	rec.Build, rec.Inputs = &build, inputs
 	if m.DType() == autograd.Float64 {
 		rec.DType = "float64"
 	}
@@ -230,6 +242,9 @@ func trainConfig(fs *flag.FlagSet, long *runctl.LongRun, file string, sets []str
 		}
 	} else {
 		cfg = cfg.Clone()
+		if err := recordedInputsThere(cfg, long.Resume); err != nil {
+			return nil, err
+		}
 	}
 	if resumed != nil {
 		// The run's (long.Resumed took them from the checkpoint).
@@ -271,12 +286,37 @@ func trainConfig(fs *flag.FlagSet, long *runctl.LongRun, file string, sets []str
 	return cfg, nil
 }
 
+// recordedInputsThere checks that the input files a checkpoint's recorded
+// configuration names (absolute paths, from where the run started) are
+// there; where one is not, the run was moved, and the error says which
+// file, where it looked, and how to go on.
+func recordedInputsThere(cfg *experiments.Config, checkpoint string) error {
+	for _, in := range []struct{ key, path string }{{"init.file", cfg.Init.File}, {"target.file", cfg.Target.File}} {
+		if in.path == "" {
+			continue
+		}
+		if _, err := os.Stat(in.path); err != nil {
+			return fmt.Errorf("the run of checkpoint %s reads %s %s, which is not there (%v): if the run was moved with its experiment file, resume with -config FILE naming the experiment file where it is now (its %s is read relative to it)",
+				checkpoint, in.key, in.path, err, in.key)
+		}
+	}
+	return nil
+}
+
 // sameRun refuses a configuration cfg that differs from the one a
 // checkpoint recorded in more than its iterations (a run may be trained
 // further), naming the first setting that differs.
 func sameRun(cfg, recorded *experiments.Config, checkpoint string) error {
 	r := recorded.Clone()
 	r.Iterations = cfg.Iterations
+	// Input files are compared by name, not folder: a run moved with its
+	// experiment file and pictures (to a cluster) resumes with -config
+	// naming the file where it is now.
+	for _, p := range [][2]*string{{&r.Init.File, &cfg.Init.File}, {&r.Target.File, &cfg.Target.File}} {
+		if *p[0] != "" && *p[1] != "" && filepath.Base(*p[0]) == filepath.Base(*p[1]) {
+			*p[0] = *p[1]
+		}
+	}
 	var a, b strings.Builder
 	if err := cfg.WriteTOML(&a); err != nil {
 		return err
