@@ -185,6 +185,31 @@ func TestNPYWriterRoundTrip(t *testing.T) {
 			t.Fatalf("npyio read shape %v (fortran %v) %v, want %v %v", r.Header.Descr.Shape, r.Header.Descr.Fortran, got, shape, values)
 		}
 	})
+	t.Run("int32 [2, N]", func(t *testing.T) {
+		values := []int32{0, 7, -3, 1 << 30, 5, 2}
+		var b bytes.Buffer
+		nw, err := NewNPYWriter(&b, Int32, 2, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := nw.WriteInt32(values); err != nil {
+			t.Fatal(err)
+		}
+		if err := nw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		r, err := npyio.NewReader(bytes.NewReader(b.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int32
+		if err := r.Read(&got); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Trim(r.Header.Descr.Type, `'"`) != "<i4" || !slices.Equal(r.Header.Descr.Shape, []int{2, 3}) || !slices.Equal(got, values) {
+			t.Fatalf("npyio read %s %v %v, want <i4 [2 3] %v", r.Header.Descr.Type, r.Header.Descr.Shape, got, values)
+		}
+	})
 	t.Run("uint8 state", func(t *testing.T) {
 		s := &State{Height: 2, Width: 3, Channels: 2, Values: []float32{1, 0, 0, 1, 1, 1, 0, 0, 1, 0, 0, 1}}
 		var b bytes.Buffer

@@ -23,6 +23,7 @@ type DType string
 const (
 	Uint8   DType = "|u1" // hard states: 0 or 1, one byte each
 	Float32 DType = "<f4" // soft states: little-endian float32
+	Int32   DType = "<i4" // indices (a model's wiring, dlca export -format npz): little-endian int32
 )
 
 // NPYWriter writes an .npy array whose shape is known before its data, in
@@ -44,8 +45,8 @@ type NPYWriter struct {
 // NewNPYWriter writes the header of an array of dtype and shape to w and
 // returns the writer of its values.
 func NewNPYWriter(w io.Writer, dtype DType, shape ...int) (*NPYWriter, error) {
-	if dtype != Uint8 && dtype != Float32 {
-		return nil, fmt.Errorf("state: NewNPYWriter: dtype %q, want Uint8 or Float32", dtype)
+	if dtype != Uint8 && dtype != Float32 && dtype != Int32 {
+		return nil, fmt.Errorf("state: NewNPYWriter: dtype %q, want Uint8, Float32 or Int32", dtype)
 	}
 	n := int64(1)
 	for _, d := range shape {
@@ -105,6 +106,19 @@ func (n *NPYWriter) WriteFloat32(v []float32) error {
 		v = v[len(part):]
 	}
 	return nil
+}
+
+// WriteInt32 writes the next values of an Int32 array.
+func (n *NPYWriter) WriteInt32(v []int32) error {
+	if err := n.take(Int32, len(v)); err != nil {
+		return err
+	}
+	n.buf = n.buf[:0]
+	for _, x := range v {
+		n.buf = binary.LittleEndian.AppendUint32(n.buf, uint32(x))
+	}
+	_, err := n.w.Write(n.buf)
+	return err
 }
 
 // take accounts for count values of dtype about to be written.
