@@ -1,0 +1,144 @@
+package main
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"codeberg.org/sbinet/npyio"
+
+	"github.com/dlca/dlca/internal/state"
+)
+
+// pythonWithNumPy returns a python3 that imports numpy: $DLCA_PYTHON,
+// python3 on the PATH or Debian's /usr/bin/python3 (python3-numpy). Without
+// one the test is skipped, or fails where DLCA_REQUIRE_NUMPY=1 (CI).
+func pythonWithNumPy(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("DLCA_PYTHON"), "python3", "/usr/bin/python3"} {
+		if p == "" {
+			continue
+		}
+		if exec.Command(p, "-c", "import numpy").Run() == nil {
+			return p
+		}
+	}
+	if os.Getenv("DLCA_REQUIRE_NUMPY") == "1" {
+		t.Fatal("no python3 with numpy (Debian's python3-numpy, scripts/deps), and DLCA_REQUIRE_NUMPY=1")
+	}
+	t.Skip("no python3 with numpy: install python3-numpy (scripts/deps) to run the Python module's test")
+	return ""
+}
+
+// readNPY reads a whole .npy file's shape and values, as float64.
+func readNPY(t *testing.T, path string) ([]int, []float64) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := npyio.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v []float64
+	switch typ := strings.Trim(r.Header.Descr.Type, `'"`); typ {
+	case "|u1":
+		var b []uint8
+		err = r.Read(&b)
+		for _, x := range b {
+			v = append(v, float64(x))
+		}
+	case "<f4":
+		var b []float32
+		err = r.Read(&b)
+		for _, x := range b {
+			v = append(v, float64(x))
+		}
+	default:
+		t.Fatalf("%s: dtype %s, want uint8 or float32", path, typ)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Header.Descr.Shape, v
+}
+
+// TestPythonMatchesEval: the shipped Python module (python/dlca.py, NumPy
+// only) runs a model file as dlca eval does: the hard circuit's rollout bit
+// for bit, the soft model's within 1e-5 (float32 sums in another order: about 3e-7
+// here; a wrong input order gives 1e-4), on models of the
+// checkerboard's architecture (8 channels, 16 kernels, zero boundary) and
+// the Game of Life's (1 channel, 24 update layers, periodic), with random
+// logits so that every op is in play, from a random state on a grid that
+// is not square.
+func TestPythonMatchesEval(t *testing.T) {
+	python := pythonWithNumPy(t)
+	module, err := filepath.Abs(filepath.Join("..", "..", "python", "dlca.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"checkerboard", "gameoflife"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			_, m := randomModel(t, name)
+			model := filepath.Join(dir, "model.json")
+			if err := m.Save(model); err != nil {
+				t.Fatal(err)
+			}
+			const h, w, steps = 9, 7, 4
+			c := m.Config.Channels
+			rng := rand.New(rand.NewPCG(5, 0))
+			s := &state.State{Height: h, Width: w, Channels: c, Values: make([]float32, h*w*c)}
+			for i := range s.Values {
+				s.Values[i] = float32(rng.IntN(2))
+			}
+			init := filepath.Join(dir, "init.npy")
+			f, err := os.Create(init)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := state.WriteNPY(f, s, state.Uint8); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			for _, soft := range []bool{false, true} {
+				evalOut, pyOut := filepath.Join(dir, "eval.npy"), filepath.Join(dir, "py.npy")
+				args := []string{"eval", "-model", model, "-experiment", name, "-init", init, "-steps", "4", "-states", evalOut}
+				py := []string{module, model, init, "4", pyOut}
+				if soft {
+					args, py = append(args, "-soft"), append(py, "--soft")
+				}
+				dlcaOK(t, args...)
+				if out, err := exec.Command(python, py...).CombinedOutput(); err != nil {
+					t.Fatalf("%s %v: %v\n%s", python, py, err, out)
+				}
+				es, ev := readNPY(t, evalOut)
+				ps, pv := readNPY(t, pyOut)
+				if want := []int{steps + 1, h, w, c}; !slices.Equal(es, want) || !slices.Equal(ps, want) {
+					t.Fatalf("soft %v: shapes %v (eval) and %v (python), want %v", soft, es, ps, want)
+				}
+				worst, changed := 0.0, 0
+				for i := range ev {
+					worst = max(worst, math.Abs(ev[i]-pv[i]))
+					if i >= h*w*c && ev[i] != ev[i-h*w*c] {
+						changed++
+					}
+				}
+				if changed == 0 {
+					t.Fatalf("soft %v: the rollout never changes a cell: the comparison tests nothing", soft)
+				}
+				t.Logf("soft %v: worst difference %g", soft, worst)
+				if tol := map[bool]float64{false: 0, true: 1e-5}[soft]; worst > tol {
+					t.Errorf("soft %v: python's rollout differs from dlca eval's by up to %g (allowed %g)", soft, worst, tol)
+				}
+			}
+		})
+	}
+}
