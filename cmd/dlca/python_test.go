@@ -77,7 +77,7 @@ func readNPY(t *testing.T, path string) ([]int, []float64) {
 // checkerboard's architecture (8 channels, 16 kernels, zero boundary) and
 // the Game of Life's (1 channel, 24 update layers, periodic), with random
 // logits so that every op is in play, from a random state on a grid that
-// is not square.
+// is not square, one state [H, W, C] and a batch of two [2, H, W, C].
 func TestPythonMatchesEval(t *testing.T) {
 	python := pythonWithNumPy(t)
 	module, err := filepath.Abs(filepath.Join("..", "..", "python", "dlca.py"))
@@ -108,35 +108,42 @@ func TestPythonMatchesEval(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.Close()
+			batch, _ := writeStates(t, dir, 2, h, w, c)
 			for _, soft := range []bool{false, true} {
-				evalOut, pyOut := filepath.Join(dir, "eval.npy"), filepath.Join(dir, "py.npy")
-				args := []string{"eval", "-model", model, "-experiment", name, "-init", init, "-steps", "4", "-states", evalOut}
-				py := []string{module, model, init, "4", pyOut}
-				if soft {
-					args, py = append(args, "-soft"), append(py, "--soft")
-				}
-				dlcaOK(t, args...)
-				if out, err := exec.Command(python, py...).CombinedOutput(); err != nil {
-					t.Fatalf("%s %v: %v\n%s", python, py, err, out)
-				}
-				es, ev := readNPY(t, evalOut)
-				ps, pv := readNPY(t, pyOut)
-				if want := []int{steps + 1, h, w, c}; !slices.Equal(es, want) || !slices.Equal(ps, want) {
-					t.Fatalf("soft %v: shapes %v (eval) and %v (python), want %v", soft, es, ps, want)
-				}
-				worst, changed := 0.0, 0
-				for i := range ev {
-					worst = max(worst, math.Abs(ev[i]-pv[i]))
-					if i >= h*w*c && ev[i] != ev[i-h*w*c] {
-						changed++
+				for _, init := range []string{init, batch} {
+					evalOut, pyOut := filepath.Join(dir, "eval.npy"), filepath.Join(dir, "py.npy")
+					args := []string{"eval", "-model", model, "-experiment", name, "-init", init, "-steps", "4", "-states", evalOut}
+					py := []string{module, model, init, "4", pyOut}
+					if soft {
+						args, py = append(args, "-soft"), append(py, "--soft")
 					}
-				}
-				if changed == 0 {
-					t.Fatalf("soft %v: the rollout never changes a cell: the comparison tests nothing", soft)
-				}
-				t.Logf("soft %v: worst difference %g", soft, worst)
-				if tol := map[bool]float64{false: 0, true: 1e-5}[soft]; worst > tol {
-					t.Errorf("soft %v: python's rollout differs from dlca eval's by up to %g (allowed %g)", soft, worst, tol)
+					dlcaOK(t, args...)
+					if out, err := exec.Command(python, py...).CombinedOutput(); err != nil {
+						t.Fatalf("%s %v: %v\n%s", python, py, err, out)
+					}
+					es, ev := readNPY(t, evalOut)
+					ps, pv := readNPY(t, pyOut)
+					want := []int{steps + 1, h, w, c}
+					if init == batch {
+						want = []int{steps + 1, 2, h, w, c}
+					}
+					if !slices.Equal(es, want) || !slices.Equal(ps, want) {
+						t.Fatalf("soft %v: shapes %v (eval) and %v (python), want %v", soft, es, ps, want)
+					}
+					worst, changed := 0.0, 0
+					for i := range ev {
+						worst = max(worst, math.Abs(ev[i]-pv[i]))
+						if i >= h*w*c && ev[i] != ev[i-h*w*c] {
+							changed++
+						}
+					}
+					if init != batch && changed == 0 {
+						t.Fatalf("soft %v: the rollout never changes a cell: the comparison tests nothing", soft)
+					}
+					t.Logf("soft %v: worst difference %g", soft, worst)
+					if tol := map[bool]float64{false: 0, true: 1e-5}[soft]; worst > tol {
+						t.Errorf("soft %v, -init %s: python's rollout differs from dlca eval's by up to %g (allowed %g)", soft, filepath.Base(init), worst, tol)
+					}
 				}
 			}
 		})

@@ -58,7 +58,7 @@ func NewNPYWriter(w io.Writer, dtype DType, shape ...int) (*NPYWriter, error) {
 	if _, err := w.Write(npyHeader(dtype, shape)); err != nil {
 		return nil, err
 	}
-	return &NPYWriter{w: w, dtype: dtype, left: n, shapeString: shapeString(shape)}, nil
+	return &NPYWriter{w: w, dtype: dtype, left: n, shapeString: ShapeString(shape)}, nil
 }
 
 // npyHeader returns the version 1.0 header of an array: the magic string,
@@ -66,7 +66,7 @@ func NewNPYWriter(w io.Writer, dtype DType, shape ...int) (*NPYWriter, error) {
 // dictionary padded with spaces and ended by a newline so that the data
 // starts at a multiple of 64 bytes, as NumPy's format specification asks.
 func npyHeader(dtype DType, shape []int) []byte {
-	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", dtype, shapeString(shape))
+	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", dtype, ShapeString(shape))
 	const prefix = len(npy.Magic) + 2 + 2 // magic, version, uint16 length
 	total := (prefix + len(dict) + 1 + 63) / 64 * 64
 	var b bytes.Buffer
@@ -166,8 +166,8 @@ func WriteNPY(w io.Writer, s *State, dtype DType) error {
 	return nw.Close()
 }
 
-// shapeString writes a shape as NumPy prints it: (3,), (4, 5, 8).
-func shapeString(shape []int) string {
+// ShapeString writes a shape as NumPy prints it: (3,), (4, 5, 8).
+func ShapeString(shape []int) string {
 	parts := make([]string, len(shape))
 	for i, n := range shape {
 		parts[i] = fmt.Sprint(n)
