@@ -98,7 +98,7 @@ func TestEvalBatch(t *testing.T) {
 	}
 	_, one := writeStates(t, t.TempDir(), 1, h, w, c)
 	code, stdout, _ := runCmd("eval", "-model", model, "-init", one[0], "-steps", "3", "-states", filepath.Join(dir, "s.npy"))
-	if code != 0 || !strings.Contains(stdout, "(uint8 (4, 6, 5, 8): step, row, column, channel") {
+	if code != 0 || !strings.Contains(stdout, "(4 states of 6x5x8; uint8 (4, 6, 5, 8): step, row, column, channel;") {
 		t.Errorf("eval of one state [H, W, C]: exit %d, %q; want the layout of a [T+1, H, W, C] array", code, stdout)
 	}
 }

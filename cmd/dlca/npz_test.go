@@ -151,23 +151,7 @@ func TestNPZWithoutConfig(t *testing.T) {
 	dlcaOK(t, "export", "-model", model, "-format", "npz", "-o", arch)
 	withoutConfig(t, arch, bare)
 	dlcaOK(t, "import", "-from", "npz", bare, "-out", back, "-height", "8", "-width", "8")
-	// The same layers and config, but for what only the config entry
-	// holds: the wiring's seed and the recorded experiment.
-	var docs [2]map[string]any
-	for i, path := range []string{model, back} {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, &docs[i]); err != nil {
-			t.Fatal(err)
-		}
-		delete(docs[i], "experiment")
-		delete(docs[i]["config"].(map[string]any), "seed")
-	}
-	if !reflect.DeepEqual(docs[0], docs[1]) {
-		t.Fatalf("the model imported from the arrays alone differs from the original (seed and experiment aside):\n%v\n%v", docs[0]["config"], docs[1]["config"])
-	}
+	sameModelBut(t, model, back)
 	code, _, errs := runCmd("import", "-from", "npz", arch, "-out", filepath.Join(dir, "x.json"), "-height", "8")
 	if code != 1 || !strings.Contains(errs, "leave out -height") {
 		t.Fatalf("import of an npz with a config and -height: exit %d, %q; want a refusal", code, errs)
@@ -206,5 +190,27 @@ func TestImportErrors(t *testing.T) {
 		if code != 1 || !strings.Contains(errs, tc.want) {
 			t.Errorf("dlca %s: exit %d, %q; want exit 1 saying %q", strings.Join(tc.args, " "), code, errs, tc.want)
 		}
+	}
+}
+
+// sameModelBut fails t unless model files a and b hold the same layers and
+// config but for what only an npz's config entry holds: the wiring's seed
+// and the recorded experiment.
+func sameModelBut(t *testing.T, a, b string) {
+	t.Helper()
+	var docs [2]map[string]any
+	for i, path := range []string{a, b} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &docs[i]); err != nil {
+			t.Fatal(err)
+		}
+		delete(docs[i], "experiment")
+		delete(docs[i]["config"].(map[string]any), "seed")
+	}
+	if !reflect.DeepEqual(docs[0], docs[1]) {
+		t.Fatalf("%s and %s differ (seed and experiment aside):\n%v\n%v", a, b, docs[0]["config"], docs[1]["config"])
 	}
 }

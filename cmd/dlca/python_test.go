@@ -149,3 +149,56 @@ func TestPythonMatchesEval(t *testing.T) {
 		})
 	}
 }
+
+// notebookSave is a Python script that saves a model file's layers as the
+// paper's notebook would save its params and wires with numpy.savez: no
+// config, wires as NumPy's default int64 [2, out], update logits [out, 16].
+const notebookSave = `
+import json, sys
+import numpy as np
+doc = json.load(open(sys.argv[1]))
+arrays = {}
+for net, key in (("perceive", "perception"), ("update", "update")):
+    for i, l in enumerate(doc[key]):
+        logits = np.asarray(l["logits"], np.float32).reshape(l["groups"], l["out"], 16)
+        arrays[f"params/{net}/{i}"] = logits if net == "perceive" else logits[0]
+        arrays[f"wires/{net}/{i}"] = np.stack([np.asarray(l["a"]), np.asarray(l["b"])]).astype(np.int64)
+np.savez(sys.argv[2], **arrays)
+`
+
+// TestNotebookNPZ: arrays saved by NumPy as the notebook holds them
+// (np.savez of params and wires, int64 wires, no config) import with dlca
+// import -from npz into the model they came from (periodic Game of Life
+// architecture: the boundary from -boundary), but for the wiring's seed
+// and the recorded experiment; and NumPy reads dlca's own npz export.
+func TestNotebookNPZ(t *testing.T) {
+	python := pythonWithNumPy(t)
+	dir := t.TempDir()
+	_, m := randomModel(t, "gameoflife")
+	model, saved, back := filepath.Join(dir, "model.json"), filepath.Join(dir, "notebook.npz"), filepath.Join(dir, "back.json")
+	if err := m.Save(model); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(python, "-c", notebookSave, model, saved).CombinedOutput(); err != nil {
+		t.Fatalf("numpy.savez: %v\n%s", err, out)
+	}
+	dlcaOK(t, "import", "-from", "npz", saved, "-out", back, "-height", "3", "-width", "3", "-boundary", "periodic")
+	sameModelBut(t, model, back)
+
+	export := filepath.Join(dir, "export.npz")
+	dlcaOK(t, "export", "-model", model, "-format", "npz", "-o", export)
+	check := `
+import json, sys
+import numpy as np
+z = np.load(sys.argv[1])
+cfg = json.loads(str(z["config"]))
+assert cfg["format"] == "dlca-npz", cfg["format"]
+assert z["params/perceive/0"].shape == (16, 8, 16) and z["params/perceive/0"].dtype == np.float32
+assert z["wires/update/0"].shape == (2, 128) and z["wires/update/0"].dtype == np.int32
+assert cfg["hyperparams"]["update"]["layers"][0] == 1 + 1 * 16 * 1
+print("ok")
+`
+	if out, err := exec.Command(python, "-c", check, export).CombinedOutput(); err != nil || !strings.Contains(string(out), "ok") {
+		t.Fatalf("numpy reading dlca's npz: %v\n%s", err, out)
+	}
+}
