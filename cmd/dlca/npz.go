@@ -68,7 +68,11 @@ func hyperparamsOf(c dlca.Config) notebookParams {
 	h.Perceive.Kernels = c.Kernels
 	h.Perceive.Layers = c.KernelLayers
 	for i := range len(c.KernelLayers) - 1 {
-		h.Perceive.Connections = append(h.Perceive.Connections, map[bool]string{true: "first_kernel", false: conn}[i == 0])
+		kind := conn
+		if i == 0 {
+			kind = "first_kernel" // the Moore wiring of the 9 neighbours
+		}
+		h.Perceive.Connections = append(h.Perceive.Connections, kind)
 	}
 	h.Update.Layers = append([]int{c.UpdateInputs()}, c.UpdateLayers...)
 	for range c.UpdateLayers {
