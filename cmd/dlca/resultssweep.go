@@ -128,7 +128,7 @@ func writeSweepResults(w io.Writer, p *sweepPage, withPlots bool) {
 	for _, r := range p.runs {
 		cells := []string{r.name}
 		for _, k := range p.keys {
-			cells = append(cells, r.varied[k])
+			cells = append(cells, shownValue(r.varied[k]))
 		}
 		var checks []string
 		for _, c := range r.rec.Checks {
@@ -144,13 +144,17 @@ func writeSweepResults(w io.Writer, p *sweepPage, withPlots bool) {
 		fmt.Fprintf(w, "| %s | runs | reached hard loss 0 | first hard loss 0 (median of those) | passed every check | final hard loss (mean; best) | active gates |\n", key)
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 		for _, v := range p.values(key) {
-			fmt.Fprintf(w, "| %s | %s |\n", v, groupSummary(p.group(key, v)))
+			fmt.Fprintf(w, "| %s | %s |\n", shownValue(v), groupSummary(p.group(key, v)))
 		}
 		if withPlots {
 			fmt.Fprintf(w, "\n![loss curves by %s](%s)\n![outcome by %s](%s)\n", key, plotName("loss", key), key, plotName("outcome", key))
 		}
 	}
 }
+
+// shownValue is a swept key's value as the page shows it: a run of
+// [[runs]] that does not set a key another one sets has the base's value.
+func shownValue(v string) string { return cmp.Or(v, "(the base's)") }
 
 // group returns the records of the runs whose key is v.
 func (p *sweepPage) group(key, v string) []runRecord {
@@ -256,7 +260,7 @@ func sweepLossPlot(p *sweepPage, key string) (*plot.Plot, error) {
 				l.Width = vg.Points(1.2)
 				pl.Add(l)
 				if first {
-					pl.Legend.Add(key+" = "+v, l)
+					pl.Legend.Add(key+" = "+shownValue(v), l)
 					first = false
 				}
 			}
@@ -298,7 +302,7 @@ func sweepOutcomePlot(p *sweepPage, key string) (*plot.Plot, error) {
 		bars.Color = valueColour(i)
 		bars.LineStyle.Width = 0
 		pl.Add(bars)
-		pl.Legend.Add(key+" = "+v, bars)
+		pl.Legend.Add(key+" = "+shownValue(v), bars)
 	}
 	pl.NominalX(labels...)
 	pl.X.Tick.Label.Rotation = math.Pi / 2

@@ -7,8 +7,11 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dlca/dlca/experiments"
 )
 
 // TestSweepResultsPage: a sweep over two settings (lr and seed, 2 x 2 runs
@@ -97,5 +100,41 @@ func TestSweepResultsPage(t *testing.T) {
 		if !strings.Contains(md, "]("+name+")") {
 			t.Errorf("results.md does not show %s", name)
 		}
+	}
+}
+
+// TestSweepGroups: a group's summary (counted by hand below), values
+// ordered as numbers where they are, and a [[runs]] run without a key that
+// another run sets shown with the base's value.
+func TestSweepGroups(t *testing.T) {
+	rec := func(first int, hard float64, gates int, passed ...bool) runRecord {
+		r := runRecord{Experiment: "x", FirstHard0: first}
+		r.Final.HardLoss, r.Final.ActiveGates = hard, gates
+		for _, p := range passed {
+			r.Checks = append(r.Checks, experiments.CheckResult{Name: "c", Passed: p})
+		}
+		return r
+	}
+	// Reached 0: 100, 300, 200 (median 200); passed every check: the
+	// first and the third; final hard loss 0, 6, 0, 3: mean 2.25, best 0.
+	got := groupSummary([]runRecord{rec(100, 0, 20, true, true), rec(0, 6, 31, true, false), rec(300, 0, 25, true), rec(200, 3, 18)})
+	if want := "4 | 3 | 200 | 2 | 2.2; 0 | 18 to 31"; got != want {
+		t.Errorf("groupSummary = %q, want %q", got, want)
+	}
+	if got := groupSummary([]runRecord{rec(0, 5, 1), rec(10, 0, 1), rec(30, 0, 1)}); !strings.HasPrefix(got, "3 | 2 | 20 |") {
+		t.Errorf("median of 10 and 30: %q, want 20", got)
+	}
+	p := &sweepPage{base: "b", keys: []string{"lr", "steps"}, total: 3, runs: []sweepRun{
+		{name: "lr-0.1", varied: map[string]string{"lr": "0.1"}, rec: rec(0, 1, 1)},
+		{name: "lr-0.05_steps-20", varied: map[string]string{"lr": "0.05", "steps": "20"}, rec: rec(0, 2, 1)},
+		{name: "lr-1e-3", varied: map[string]string{"lr": "1e-3"}, rec: rec(0, 3, 1)},
+	}}
+	if got := p.values("lr"); !slices.Equal(got, []string{"1e-3", "0.05", "0.1"}) {
+		t.Errorf("values of lr: %v, want them in numeric order", got)
+	}
+	var b bytes.Buffer
+	writeSweepResults(&b, p, false)
+	if md := b.String(); !strings.Contains(md, "| lr-0.1 | 0.1 | (the base's) |") || !strings.Contains(md, "| (the base's) | 2 |") {
+		t.Errorf("a run without steps is not shown with the base's value:\n%s", md)
 	}
 }
