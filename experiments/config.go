@@ -202,7 +202,12 @@ func decode(data []byte, c *Config, source string) error {
 		var errs []error
 		for _, e := range strict.Errors {
 			row, _ := e.Position()
-			errs = append(errs, fmt.Errorf("%s:%d: unknown key %s (docs/config.md lists the keys)", source, row, strings.Join(e.Key(), ".")))
+			key := strings.Join(e.Key(), ".")
+			hint := "docs/config.md lists the keys"
+			if s := suggestKey(key); s != "" {
+				hint = "did you mean " + s + "? " + hint
+			}
+			errs = append(errs, fmt.Errorf("%s:%d: unknown key %s (%s)", source, row, key, hint))
 		}
 		return errors.Join(errs...)
 	}

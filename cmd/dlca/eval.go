@@ -11,6 +11,7 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
 	"github.com/dlca/dlca/internal/safefile"
@@ -30,13 +31,13 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	soft := fs.Bool("soft", false, "run the soft (relaxed) model instead of the circuit")
 	async := fs.Bool("async", false, "asynchronous steps (each cell fires with the model's fire rate)")
 	seed := fs.Uint64("seed", 1, "seed of the initial state and fire masks")
-	initPath := fs.String("init", "", "start from the state in this file: a NumPy .npy array [H, W, C] of 0/1, or a PNG picture (channel 0, or -palette); sets the grid's size")
+	initPath := fs.String("init", "", "start from the state in this file: a NumPy .npy array [H, W, C] of 0/1 (or a batch [B, H, W, C]: one rollout per state), or a PNG picture (channel 0, or -palette); sets the grid's size")
 	threshold := fs.Float64("threshold", state.DefaultThreshold, "grey level (0 black to 1 white) from which a PNG -init pixel is 1")
 	palette := fs.String("palette", "", "map a PNG -init's colours to channel bits: #rrggbb=BITS,... (BITS: channels 0, 1, ... in order) or rgb")
 	gif := fs.String("gif", "", "write the rollout as an animated GIF here (- for standard output)")
 	png := fs.String("png", "", "write the last state, drawn as the GIF's frames are, as a PNG picture here")
 	maxMemory := fs.String("max-memory", "", "refuse to run if the estimated memory exceeds this (e.g. 2GiB; default: the available memory, or the room under the container's limit if less)")
-	states := fs.String("states", "", "write every state as a NumPy .npy array [steps+1, H, W, C] here (uint8 0/1, float32 with -soft; - for standard output)")
+	states := fs.String("states", "", "write every state as a NumPy .npy array [steps+1, H, W, C] here ([steps+1, B, H, W, C] for an -init batch; uint8 0/1, float32 with -soft; - for standard output)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -94,7 +95,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if init == nil {
 		init = e.Init(rng, g.h, g.w, c)
 	}
-	initial := autograd.New(init, 1, g.h, g.w, c)
+	initial := autograd.New(init, g.states(), g.h, g.w, c)
 	// The frames go straight to the GIF and the states to their file, one
 	// at a time (evalframes.go).
 	var record *statesWriter
@@ -113,7 +114,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var final *dlca.Bits
 	if *states != "" {
 		err = writeOutput(ctx, *states, func(w io.Writer) error {
-			if record, err = newStatesWriter(w, isSoft, *steps, g.h, g.w, c); err != nil {
+			if record, err = newStatesWriter(w, isSoft, *steps, g.batch, g.h, g.w, c); err != nil {
 				return err
 			}
 			if final, err = rollOut(); err != nil {
@@ -128,22 +129,37 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	mode := map[bool]string{true: "soft", false: "hard"}[isSoft]
-	fmt.Fprintf(info, "%s %s rollout, %dx%d, %d steps (async %v): ", *model, mode, g.h, g.w, *steps, *async)
+	rollouts := "rollout"
+	if g.batch > 0 {
+		rollouts = fmt.Sprintf("rollouts of the %d states of -init's batch", g.batch)
+	}
+	fmt.Fprintf(info, "%s %s %s, %dx%d, %d steps (async %v): ", *model, mode, rollouts, g.h, g.w, *steps, *async)
 	if e.Target == nil {
 		// The target depends on the initial state (Game of Life).
 		fmt.Fprintf(info, "%s has no fixed target; dlca check compares it with its reference\n", e.Name)
 	} else {
-		wrong := experiments.WrongCells(e, final, 0)
-		fmt.Fprintf(info, "%d of %d cells differ from the %s target\n", wrong, g.h*g.w, e.Name)
+		var wrong []string
+		for _, b := range final.Boards {
+			one := &dlca.Bits{Batch: 1, Height: final.Height, Width: final.Width, Channels: final.Channels, Boards: []*circuit.Grid{b}}
+			wrong = append(wrong, fmt.Sprint(experiments.WrongCells(e, one, 0)))
+		}
+		fmt.Fprintf(info, "%s of %d cells differ from the %s target\n", strings.Join(wrong, ", "), g.h*g.w, e.Name)
+	}
+	pictures := ""
+	if g.batch > 1 {
+		pictures = fmt.Sprintf(" (state 0 of the batch of %d)", g.batch)
 	}
 	if *gif != "" {
-		fmt.Fprintf(info, "wrote %s\n", *gif)
+		fmt.Fprintf(info, "wrote %s%s\n", *gif, pictures)
 	}
 	if *png != "" {
-		fmt.Fprintf(info, "wrote %s\n", *png)
+		fmt.Fprintf(info, "wrote %s%s\n", *png, pictures)
 	}
 	if *states != "" {
-		fmt.Fprintf(info, "wrote %s (%d states of %dx%dx%d, %s)\n", *states, *steps+1, g.h, g.w, c, bptt.FormatBytes(statesBytes(isSoft, *steps, g.h, g.w, c)))
+		shape := statesShape(*steps, g.batch, g.h, g.w, c)
+		fmt.Fprintf(info, "wrote %s (%d states of %dx%dx%d; %s %s: %s; %s)\n", *states, (*steps+1)*g.states(), g.h, g.w, c, map[bool]string{true: "float32", false: "uint8"}[isSoft], state.ShapeString(shape),
+			map[bool]string{true: "step, state of the batch, row, column, channel", false: "step, row, column, channel"}[g.batch > 0],
+			bptt.FormatBytes(statesBytes(isSoft, *steps, g.batch, g.h, g.w, c)))
 	}
 	return nil
 }

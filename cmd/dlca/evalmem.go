@@ -42,7 +42,8 @@ func checkEvalMemory(m *dlca.Model, g grid, soft, gif bool, o painter.Options, m
 	if err != nil || limit == 0 {
 		return err // 0: nothing to compare with (not Linux)
 	}
-	need := evalMemory(m, g.h, g.w, soft, gif, o)
+	// A batch's states roll out together: as many grids, one above the other.
+	need := evalMemory(m, g.h*g.states(), g.w, soft, gif, o)
 	if need <= limit {
 		return nil
 	}

@@ -20,7 +20,13 @@ type grid struct {
 	by       string // "-size", "-height" (with -width) or "-init"
 	init     string // the -init file
 	explicit bool   // given by a flag, not the default
+	// batch is the number of states of an -init batch [B, H, W, C] (one
+	// rollout each); 0 for one state [H, W, C] or none.
+	batch int
 }
+
+// states is the number of rollouts eval runs on g: the batch's, or one.
+func (g grid) states() int { return max(g.batch, 1) }
 
 // String names the flags that gave the grid, for messages.
 func (g grid) String() string {
@@ -55,7 +61,7 @@ func gridOf(fs *flag.FlagSet, size, height, width int) (grid, error) {
 // channels: 0s and 1s, or values in [0, 1] for a soft run. Its size is the
 // grid's; a size the flags also gave must agree.
 func loadInit(path string, g grid, c int, soft bool, threshold float64, palette string) (grid, []float32, error) {
-	spec := state.Spec{Channels: c, Soft: soft, MaxSide: maxSide, Threshold: threshold}
+	spec := state.Spec{Channels: c, Soft: soft, MaxSide: maxSide, Threshold: threshold, Batch: true}
 	if palette != "" {
 		p, err := state.ParsePalette(palette)
 		if err != nil {
@@ -70,7 +76,7 @@ func loadInit(path string, g grid, c int, soft bool, threshold float64, palette 
 	if g.explicit && (s.Height != g.h || s.Width != g.w) {
 		return grid{}, nil, fmt.Errorf("-init %s is %dx%d (height x width) but %s asks for %dx%d: drop %s, the state sets the size", path, s.Height, s.Width, g, g.h, g.w, g.by)
 	}
-	return grid{h: s.Height, w: s.Width, by: "-init", init: path, explicit: true}, s.Values, nil
+	return grid{h: s.Height, w: s.Width, by: "-init", init: path, explicit: true, batch: s.Batch}, s.Values, nil
 }
 
 // smaller says, in a refusal, what grid would fit, given whether an h x w
@@ -93,8 +99,10 @@ func (g grid) smaller(fits func(h, w int) bool) string {
 	return "free some memory"
 }
 
-// statesWriter streams a rollout's states to an .npy array [T+1, H, W, C]:
-// uint8 0/1 for a hard rollout, float32 for a soft one. A rollout run
+// statesWriter streams a rollout's states to an .npy array [T+1, H, W, C],
+// or [T+1, B, H, W, C] for the rollouts of a batch of B states (an -init
+// array [B, H, W, C], B = 1 included): uint8 0/1 for a hard rollout,
+// float32 for a soft one. A rollout run
 // twice (a soft GIF in colour collects its colours first) is written
 // once: the states after the first T+1 are the same again and ignored.
 type statesWriter struct {
@@ -104,49 +112,59 @@ type statesWriter struct {
 }
 
 // newStatesWriter writes the header of steps+1 states of an h x w grid of
-// c channels to w.
-func newStatesWriter(w io.Writer, soft bool, steps, h, wd, c int) (*statesWriter, error) {
+// c channels to w: batch boards each when batch > 0.
+func newStatesWriter(w io.Writer, soft bool, steps, batch, h, wd, c int) (*statesWriter, error) {
 	dtype := state.Uint8
 	if soft {
 		dtype = state.Float32
 	}
-	nw, err := state.NewNPYWriter(w, dtype, steps+1, h, wd, c)
+	nw, err := state.NewNPYWriter(w, dtype, statesShape(steps, batch, h, wd, c)...)
 	if err != nil {
 		return nil, err
 	}
 	return &statesWriter{npy: nw, left: steps + 1, row: make([]uint8, wd*c)}, nil
 }
 
+// statesShape is the shape of an -states array: [T+1, H, W, C], or
+// [T+1, B, H, W, C] for a batch of B states.
+func statesShape(steps, batch, h, w, c int) []int {
+	if batch > 0 {
+		return []int{steps + 1, batch, h, w, c}
+	}
+	return []int{steps + 1, h, w, c}
+}
+
 // statesBytes is the size of the data of an -states file.
-func statesBytes(soft bool, steps, h, w, c int) int64 {
-	n := int64(steps+1) * int64(h) * int64(w) * int64(c)
+func statesBytes(soft bool, steps, batch, h, w, c int) int64 {
+	n := int64(steps+1) * int64(max(batch, 1)) * int64(h) * int64(w) * int64(c)
 	if soft {
 		return 4 * n
 	}
 	return n
 }
 
-// hard writes board 0 of a hard state, a row at a time.
+// hard writes every board of a hard state, a row at a time.
 func (s *statesWriter) hard(b *dlca.Bits) error {
 	if s.left == 0 {
 		return nil
 	}
 	s.left--
-	g := b.Boards[0]
-	for y := range g.H {
-		for x := range g.W {
-			for c := range g.C {
-				s.row[x*g.C+c] = g.Get(y, x, c)
+	for _, g := range b.Boards {
+		for y := range g.H {
+			for x := range g.W {
+				for c := range g.C {
+					s.row[x*g.C+c] = g.Get(y, x, c)
+				}
 			}
-		}
-		if err := s.npy.WriteUint8(s.row); err != nil {
-			return err
+			if err := s.npy.WriteUint8(s.row); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// soft writes a soft state [1, H, W, C].
+// soft writes a soft state [B, H, W, C].
 func (s *statesWriter) soft(t *autograd.Tensor) error {
 	if s.left == 0 {
 		return nil

@@ -29,7 +29,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("dlca export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "model file (required, except for html-train)")
-	format := fs.String("format", "verilog", "verilog, c, digitaljs, dot, json, html (a page that runs the circuit in a browser) or html-train (a page that trains -experiment or -config in the browser); see docs/web.md")
+	format := fs.String("format", "verilog", "verilog, c, digitaljs, dot, json, html (a page that runs the circuit in a browser), html-train (a page that trains -experiment or -config in the browser; docs/web.md) or npz (the parameters as NumPy arrays in the paper's notebook's layout; docs/model-format.md)")
 	out := fs.String("o", "", "output file (required; written atomically; - for standard output)")
 	name := fs.String("name", "rule", "module, function and graph name (an identifier)")
 	simplify := fs.Bool("simplify", true, "simplify the circuit first and print the gate counts per network")
@@ -57,12 +57,15 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	info := infoWriter(*out, stdout, stderr)
+	if *format == "npz" {
+		return exportNPZ(ctx, *model, *out, info)
+	}
 	html := *format == "html"
 	var f circuit.Format
 	if !html {
 		var err error
 		if f, err = circuit.ParseFormat(*format); err != nil {
-			return fmt.Errorf("unknown export format %q (want verilog, c, digitaljs, dot, json, html or html-train)", *format)
+			return fmt.Errorf("unknown export format %q (want verilog, c, digitaljs, dot, json, html, html-train or npz)", *format)
 		}
 	}
 	// The extra files: C's header and Verilog's testbench.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/dlca/dlca/internal/runctl"
@@ -27,8 +28,9 @@ var commands = []command{
 	{"eval", "run a saved model on a grid of any size and write an animation", runEval},
 	{"check", "run an experiment's checks (generalisation, damage) on a saved model", runCheck},
 	{"gap", "show where a saved model's circuit parts from its soft model (gate confidence, drift per step)", runGap},
-	{"export", "write a saved model's circuit as Verilog, C, DigitalJS, DOT or JSON", runExport},
-	{"results", "regenerate docs/RESULTS.md from saved runs or sweeps", runResults},
+	{"export", "write a saved model's circuit as Verilog, C, DigitalJS, DOT, JSON or a web page, or its parameters as NumPy arrays (npz)", runExport},
+	{"import", "build a model file from parameters saved elsewhere (an npz in the paper's notebook's layout)", runImport},
+	{"results", "write a results page (markdown: a row per run, summaries, a sweep's plots) from saved runs or sweeps", runResults},
 	{"sweep", "train many runs from one sweep file, here or as a Slurm job array", runSweep},
 	{"config", "print an experiment as an experiment file (a built-in one, a file with -set changes, a model's)", runConfig},
 	{"list", "list the experiments", runList},
@@ -77,7 +79,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			case errors.Is(err, errUsage):
 				return 2
 			default:
-				fmt.Fprintf(stderr, "dlca %s: %v\n", c.name, err)
+				// Errors of the dlca package start "dlca: " themselves
+				// (dlca/doc.go); the command's name says it already.
+				fmt.Fprintf(stderr, "dlca %s: %s\n", c.name, strings.TrimPrefix(err.Error(), "dlca: "))
 				return 1
 			}
 		}

@@ -153,3 +153,27 @@ func TestResumeLonger(t *testing.T) {
 		t.Errorf("wall time %.3fs is less than the %.3fs the 10 iterations took", rec.Wall, total)
 	}
 }
+
+// TestOnePrefix: an error of the dlca package (its messages start "dlca: ")
+// is printed with the command's name once, not "dlca eval: dlca: ...".
+func TestOnePrefix(t *testing.T) {
+	code, _, errs := runCmd("eval", "-model", filepath.Join(t.TempDir(), "nothere.json"))
+	if code != 1 || !strings.HasPrefix(errs, "dlca eval: cannot open model file") || strings.Contains(errs, "dlca: ") {
+		t.Fatalf("exit %d, stderr %q; want exit 1 and one prefix: dlca eval: cannot open model file", code, errs)
+	}
+}
+
+// TestHelpSaysWhatResultsDoes: dlca -h describes results as what it is (a
+// page of any runs), not as regenerating this repository's page.
+func TestHelpSaysWhatResultsDoes(t *testing.T) {
+	_, out, _ := runCmd("-h")
+	line := ""
+	for l := range strings.Lines(out) {
+		if strings.HasPrefix(strings.TrimSpace(l), "results ") {
+			line = l
+		}
+	}
+	if line == "" || strings.Contains(line, "docs/RESULTS.md") || !strings.Contains(line, "from saved runs or sweeps") {
+		t.Fatalf("dlca -h's results line %q: want a description of the page it writes, without docs/RESULTS.md", line)
+	}
+}

@@ -61,6 +61,7 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	// Read every run and plan every copy before writing anything, so that a
 	// damaged run or a refused output leaves no file or folder behind.
 	var runs []runRecord
+	var runDirs []string // runs[i]'s folder
 	var copies []pictureCopy
 	pictures := map[int][]string{}
 	for _, dir := range dirs {
@@ -91,7 +92,7 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			copies = append(copies, cs...)
 			pictures[len(runs)] = links
 		}
-		runs = append(runs, r)
+		runs, runDirs = append(runs, r), append(runDirs, dir)
 	}
 	if len(runs) == 0 {
 		return fmt.Errorf("no training run among the %d folders given: each needs the run.json that dlca train writes; nothing written", fs.NArg())
@@ -118,7 +119,14 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	}
 	var buf bytes.Buffer
-	writeResults(&buf, runs, pictures)
+	if len(sweeps) == 1 && fs.NArg() == 1 && *img == "" {
+		// One sweep: a page that answers it (sweep's own keys, groups, plots).
+		if err := writeSweepPage(&buf, sweeps[0], runDirs, runs, *out, *force); err != nil {
+			return err
+		}
+	} else {
+		writeResults(&buf, runs, pictures)
+	}
 	if err := writeOutput(ctx, *out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return err
 	}

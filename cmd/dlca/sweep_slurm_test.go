@@ -46,11 +46,11 @@ func TestSweepSlurm(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, seed := range []string{"1", "2", "3"} {
-		if !strings.Contains(string(page), "| checkerboard-small | pcg | "+seed+" | 23 | 20 |") {
+		if !strings.Contains(string(page), "| seed-"+seed+" | "+seed+" | checkerboard-small | pcg | 20 |") {
 			t.Errorf("results page lacks the run of seed %s:\n%s", seed, page)
 		}
 	}
-	if !strings.Contains(string(page), "| checkerboard-small | pcg | 20 | 3 |") {
-		t.Errorf("results page lacks the summary over the 3 seeds:\n%s", page)
+	if !strings.Contains(string(page), "## By seed") || strings.Count(string(page), " | 1 | ") < 3 {
+		t.Errorf("results page lacks the summary by seed (a row per seed, one run each):\n%s", page)
 	}
 }

@@ -37,8 +37,13 @@ type runRecord struct {
 	Metrics     []bptt.Metrics            `json:"metrics"`
 	Checks      []experiments.CheckResult `json:"checks"`
 	// Config is the run's whole configuration (dlca config -model prints it
-	// from the model file as an experiment file).
+	// from the model file as an experiment file), its input files' paths
+	// as Inputs gives them.
 	Config *experiments.Config `json:"config,omitempty"`
+	// Build is the code the run was trained by; Inputs are the files it
+	// read, with their SHA-256 (provenance.go).
+	Build  *buildRecord  `json:"build,omitempty"`
+	Inputs []inputRecord `json:"inputs,omitempty"`
 }
 
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -57,6 +62,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&long.Device, "device", "cpu", "where to train: "+devices+" (auto: a hardware GPU if there is one, else the CPU)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	f64 := fs.Bool("float64", false, "train in float64 instead of float32 (CPU engine, slower; a check on rounding; the model file holds float32 logits either way)")
+	strict := fs.Bool("strict-checks", false, "exit with status 1 when one of the experiment's checks fails, as dlca check does (without it, train exits 0 once the model is written, whatever the checks say)")
 	layerStats := fs.Int("layer-stats", 0, "record each layer's gradient norm and undecided gates in run.json at iteration 1 and every K-th (0 = none; CPU engine)")
 	long.AddFlags(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
@@ -78,6 +84,11 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	e, err := cfg.Resolve()
+	if err != nil {
+		return err
+	}
+	// The inputs as they were read, before a long training.
+	inputs, err := runInputs(cfg, *file, long.Out)
 	if err != nil {
 		return err
 	}
@@ -132,7 +143,9 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	out := long.Out
 	metrics = long.Metrics(metrics)
 	rec := runRecord{Experiment: e.Name, Seed: e.Seed, WiringSeed: e.Model.Seed, Iterations: e.Iterations, Device: chosen, Machine: machineDescription(),
-		WallSeconds: time.Since(start).Seconds() + timeBefore(resumed), Metrics: metrics, Config: e.Config}
+		WallSeconds: time.Since(start).Seconds() + timeBefore(resumed), Metrics: metrics, Config: portableConfig(e.Config, *file, out)}
+	build := thisBuild()
+	rec.Build, rec.Inputs = &build, inputs
 	if m.DType() == autograd.Float64 {
 		rec.DType = "float64"
 	}
@@ -168,7 +181,25 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "check %-16s %s  %s\n", c.Name, passFail(c.Passed), c.Detail)
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", out)
+	if *strict {
+		return failedChecks(rec.Checks)
+	}
 	return nil
+}
+
+// failedChecks is -strict-checks' error when a check failed (the model
+// and the run's files are written by then): how many, and which.
+func failedChecks(checks []experiments.CheckResult) error {
+	var failed []string
+	for _, c := range checks {
+		if !c.Passed {
+			failed = append(failed, c.Name)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d checks failed (%s); -strict-checks makes that an error (the model and run.json are written)", len(failed), len(checks), strings.Join(failed, ", "))
 }
 
 // checkLayerStats refuses a -layer-stats K that is negative or that the
@@ -211,6 +242,9 @@ func trainConfig(fs *flag.FlagSet, long *runctl.LongRun, file string, sets []str
 		}
 	} else {
 		cfg = cfg.Clone()
+		if err := recordedInputsThere(cfg, long.Resume); err != nil {
+			return nil, err
+		}
 	}
 	if resumed != nil {
 		// The run's (long.Resumed took them from the checkpoint).
@@ -252,12 +286,37 @@ func trainConfig(fs *flag.FlagSet, long *runctl.LongRun, file string, sets []str
 	return cfg, nil
 }
 
+// recordedInputsThere checks that the input files a checkpoint's recorded
+// configuration names (absolute paths, from where the run started) are
+// there; where one is not, the run was moved, and the error says which
+// file, where it looked, and how to go on.
+func recordedInputsThere(cfg *experiments.Config, checkpoint string) error {
+	for _, in := range []struct{ key, path string }{{"init.file", cfg.Init.File}, {"target.file", cfg.Target.File}} {
+		if in.path == "" {
+			continue
+		}
+		if _, err := os.Stat(in.path); err != nil {
+			return fmt.Errorf("the run of checkpoint %s reads %s %s, which is not there (%v): if the run was moved with its experiment file, resume with -config FILE naming the experiment file where it is now (its %s is read relative to it)",
+				checkpoint, in.key, in.path, err, in.key)
+		}
+	}
+	return nil
+}
+
 // sameRun refuses a configuration cfg that differs from the one a
 // checkpoint recorded in more than its iterations (a run may be trained
 // further), naming the first setting that differs.
 func sameRun(cfg, recorded *experiments.Config, checkpoint string) error {
 	r := recorded.Clone()
 	r.Iterations = cfg.Iterations
+	// Input files are compared by name, not folder: a run moved with its
+	// experiment file and pictures (to a cluster) resumes with -config
+	// naming the file where it is now.
+	for _, p := range [][2]*string{{&r.Init.File, &cfg.Init.File}, {&r.Target.File, &cfg.Target.File}} {
+		if *p[0] != "" && *p[1] != "" && filepath.Base(*p[0]) == filepath.Base(*p[1]) {
+			*p[0] = *p[1]
+		}
+	}
 	var a, b strings.Builder
 	if err := cfg.WriteTOML(&a); err != nil {
 		return err

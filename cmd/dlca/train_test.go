@@ -269,3 +269,26 @@ func TestTrainJAXStream(t *testing.T) {
 		t.Error("the default stream names a stream in its model file, or draws the JAX model")
 	}
 }
+
+// TestStrictChecks: a run too short to learn the checkerboard fails its
+// checks; plain train still exits 0 (the model is what it was asked for),
+// -strict-checks exits 1 naming the failed checks, as dlca check does, and
+// writes the model and run.json all the same.
+func TestStrictChecks(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain")
+	trainSmall(t, plain, 2)
+	if code, _, errs := runCmd("check", "-model", filepath.Join(plain, "model.json")); code != 1 {
+		t.Fatalf("dlca check of a 2-iteration model: exit %d (%s), want 1: the test needs a model that fails a check", code, errs)
+	}
+	strict := filepath.Join(dir, "strict")
+	code, _, errs := runCmd("train", "-experiment", "checkerboard-small", "-iterations", "2", "-quiet", "-strict-checks", "-out", strict)
+	if code != 1 || !strings.Contains(errs, "checks failed") || !strings.Contains(errs, "-strict-checks") {
+		t.Fatalf("train -strict-checks: exit %d, stderr %q; want exit 1 naming the failed checks", code, errs)
+	}
+	for _, name := range []string{"model.json", "run.json"} {
+		if _, err := os.Stat(filepath.Join(strict, name)); err != nil {
+			t.Errorf("train -strict-checks with a failed check left no %s: %v", name, err)
+		}
+	}
+}

@@ -185,6 +185,31 @@ func TestNPYWriterRoundTrip(t *testing.T) {
 			t.Fatalf("npyio read shape %v (fortran %v) %v, want %v %v", r.Header.Descr.Shape, r.Header.Descr.Fortran, got, shape, values)
 		}
 	})
+	t.Run("int32 [2, N]", func(t *testing.T) {
+		values := []int32{0, 7, -3, 1 << 30, 5, 2}
+		var b bytes.Buffer
+		nw, err := NewNPYWriter(&b, Int32, 2, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := nw.WriteInt32(values); err != nil {
+			t.Fatal(err)
+		}
+		if err := nw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		r, err := npyio.NewReader(bytes.NewReader(b.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int32
+		if err := r.Read(&got); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Trim(r.Header.Descr.Type, `'"`) != "<i4" || !slices.Equal(r.Header.Descr.Shape, []int{2, 3}) || !slices.Equal(got, values) {
+			t.Fatalf("npyio read %s %v %v, want <i4 [2 3] %v", r.Header.Descr.Type, r.Header.Descr.Shape, got, values)
+		}
+	})
 	t.Run("uint8 state", func(t *testing.T) {
 		s := &State{Height: 2, Width: 3, Channels: 2, Values: []float32{1, 0, 0, 1, 1, 1, 0, 0, 1, 0, 0, 1}}
 		var b bytes.Buffer
@@ -260,5 +285,61 @@ func TestReadNPYReadsNoMoreThanItNeeds(t *testing.T) {
 	s, err := ReadNPY(r, Spec{Channels: 1})
 	if err != nil || s.Height != 5000 || r.read != len(header)+10000 {
 		t.Errorf("5000x2 bytes of an endless file: %v after reading %d bytes; want the state after %d", err, r.read, len(header)+10000)
+	}
+}
+
+// TestReadNPYBatch: with Spec.Batch a 4-dimensional array [B, H, W, C] is B
+// states, in C order (state, row, column, channel); [1, H, W, C] is a
+// batch of one; without Spec.Batch, or with no states, it is refused.
+func TestReadNPYBatch(t *testing.T) {
+	write := func(shape ...int) []byte {
+		n := 1
+		for _, d := range shape {
+			n *= d
+		}
+		v := make([]uint8, n)
+		for i := range v {
+			v[i] = uint8(i*7%3) & 1
+		}
+		var b bytes.Buffer
+		nw, err := NewNPYWriter(&b, Uint8, shape...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := nw.WriteUint8(v); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	for _, b := range []int{1, 3} {
+		s, err := ReadNPY(bytes.NewReader(write(b, 4, 5, 2)), Spec{Channels: 2, Batch: true})
+		if err != nil {
+			t.Fatalf("[%d, 4, 5, 2]: %v", b, err)
+		}
+		if s.Batch != b || s.Height != 4 || s.Width != 5 || s.Channels != 2 || len(s.Values) != b*40 {
+			t.Fatalf("[%d, 4, 5, 2]: read batch %d of %dx%dx%d, %d values", b, s.Batch, s.Height, s.Width, s.Channels, len(s.Values))
+		}
+		// Value i of the file is (i*7 mod 3) & 1, whatever its place.
+		for i, v := range s.Values {
+			if want := float32(i * 7 % 3 & 1); v != want {
+				t.Fatalf("[%d, 4, 5, 2]: value %d is %v, want %v", b, i, v, want)
+			}
+		}
+	}
+	if s, err := ReadNPY(bytes.NewReader(write(4, 5, 2)), Spec{Channels: 2, Batch: true}); err != nil || s.Batch != 0 {
+		t.Fatalf("[4, 5, 2] with Batch: %+v, %v; want one state, Batch 0", s, err)
+	}
+	for _, tc := range []struct {
+		shape []int
+		spec  Spec
+		want  string
+	}{
+		{[]int{2, 4, 5, 2}, Spec{Channels: 2}, "want (H, W, 2)"},
+		{[]int{0, 4, 5, 2}, Spec{Channels: 2, Batch: true}, "a batch holds 1 to"},
+		{[]int{2, 4, 5, 3}, Spec{Channels: 2, Batch: true}, "or a batch (B, H, W, 2)"},
+	} {
+		if _, err := ReadNPY(bytes.NewReader(write(tc.shape...)), tc.spec); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("shape %v, batch %v: error %v, want one saying %q", tc.shape, tc.spec.Batch, err, tc.want)
+		}
 	}
 }

@@ -50,17 +50,32 @@ func ReadNPY(r io.Reader, spec Spec) (s *State, err error) {
 		return nil, fmt.Errorf("not a NumPy .npy file: %w", err)
 	}
 	shape := rd.Header.Descr.Shape
+	batch := 0
+	if spec.Batch && len(shape) == 4 {
+		batch, shape = shape[0], shape[1:]
+		switch {
+		case batch < 1 || batch > MaxBatch:
+			return nil, fmt.Errorf("the array has shape %s: %d states; a batch holds 1 to %d", ShapeString(rd.Header.Descr.Shape), batch, MaxBatch)
+		case rd.Header.Descr.Fortran:
+			return nil, fmt.Errorf("the batch array is in Fortran order; save it in C order (numpy's default; np.ascontiguousarray)")
+		}
+	}
 	if len(shape) == 2 && spec.Channels == 1 {
 		shape = append(shape, 1)
 	}
 	if len(shape) != 3 || shape[2] != spec.Channels {
-		return nil, fmt.Errorf("the array has shape %s; want (H, W, %d): height, width and the model's %d channels", shapeString(rd.Header.Descr.Shape), spec.Channels, spec.Channels)
+		want := fmt.Sprintf("(H, W, %d): height, width and the model's %d channels", spec.Channels, spec.Channels)
+		if spec.Batch {
+			want = fmt.Sprintf("(H, W, %d) or a batch (B, H, W, %d): height, width and the model's %d channels", spec.Channels, spec.Channels, spec.Channels)
+		}
+		return nil, fmt.Errorf("the array has shape %s; want %s", ShapeString(rd.Header.Descr.Shape), want)
 	}
 	h, w, c := shape[0], shape[1], shape[2]
 	if err := spec.checkSize(h, w); err != nil {
 		return nil, err
 	}
-	data, err := readData(r, rd.Header.Descr.Type, h, w, c)
+	states := max(batch, 1)
+	data, err := readData(r, rd.Header.Descr.Type, states*h, w, c)
 	if err != nil {
 		return nil, err
 	}
@@ -68,14 +83,14 @@ func ReadNPY(r io.Reader, spec Spec) (s *State, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a NumPy .npy file: %w", err)
 	}
-	values, err := readValues(rd, h*w*c)
+	values, err := readValues(rd, states*h*w*c)
 	if err != nil {
 		return nil, err
 	}
 	if rd.Header.Descr.Fortran {
 		values = fromFortran(values, h, w, c)
 	}
-	s = &State{Height: h, Width: w, Channels: c, Values: values}
+	s = &State{Height: h, Width: w, Channels: c, Batch: batch, Values: values}
 	if err := spec.checkValues(s); err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ type DType string
 const (
 	Uint8   DType = "|u1" // hard states: 0 or 1, one byte each
 	Float32 DType = "<f4" // soft states: little-endian float32
+	Int32   DType = "<i4" // indices (a model's wiring, dlca export -format npz): little-endian int32
 )
 
 // NPYWriter writes an .npy array whose shape is known before its data, in
@@ -44,8 +45,8 @@ type NPYWriter struct {
 // NewNPYWriter writes the header of an array of dtype and shape to w and
 // returns the writer of its values.
 func NewNPYWriter(w io.Writer, dtype DType, shape ...int) (*NPYWriter, error) {
-	if dtype != Uint8 && dtype != Float32 {
-		return nil, fmt.Errorf("state: NewNPYWriter: dtype %q, want Uint8 or Float32", dtype)
+	if dtype != Uint8 && dtype != Float32 && dtype != Int32 {
+		return nil, fmt.Errorf("state: NewNPYWriter: dtype %q, want Uint8, Float32 or Int32", dtype)
 	}
 	n := int64(1)
 	for _, d := range shape {
@@ -57,7 +58,7 @@ func NewNPYWriter(w io.Writer, dtype DType, shape ...int) (*NPYWriter, error) {
 	if _, err := w.Write(npyHeader(dtype, shape)); err != nil {
 		return nil, err
 	}
-	return &NPYWriter{w: w, dtype: dtype, left: n, shapeString: shapeString(shape)}, nil
+	return &NPYWriter{w: w, dtype: dtype, left: n, shapeString: ShapeString(shape)}, nil
 }
 
 // npyHeader returns the version 1.0 header of an array: the magic string,
@@ -65,7 +66,7 @@ func NewNPYWriter(w io.Writer, dtype DType, shape ...int) (*NPYWriter, error) {
 // dictionary padded with spaces and ended by a newline so that the data
 // starts at a multiple of 64 bytes, as NumPy's format specification asks.
 func npyHeader(dtype DType, shape []int) []byte {
-	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", dtype, shapeString(shape))
+	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", dtype, ShapeString(shape))
 	const prefix = len(npy.Magic) + 2 + 2 // magic, version, uint16 length
 	total := (prefix + len(dict) + 1 + 63) / 64 * 64
 	var b bytes.Buffer
@@ -105,6 +106,19 @@ func (n *NPYWriter) WriteFloat32(v []float32) error {
 		v = v[len(part):]
 	}
 	return nil
+}
+
+// WriteInt32 writes the next values of an Int32 array.
+func (n *NPYWriter) WriteInt32(v []int32) error {
+	if err := n.take(Int32, len(v)); err != nil {
+		return err
+	}
+	n.buf = n.buf[:0]
+	for _, x := range v {
+		n.buf = binary.LittleEndian.AppendUint32(n.buf, uint32(x))
+	}
+	_, err := n.w.Write(n.buf)
+	return err
 }
 
 // take accounts for count values of dtype about to be written.
@@ -152,8 +166,8 @@ func WriteNPY(w io.Writer, s *State, dtype DType) error {
 	return nw.Close()
 }
 
-// shapeString writes a shape as NumPy prints it: (3,), (4, 5, 8).
-func shapeString(shape []int) string {
+// ShapeString writes a shape as NumPy prints it: (3,), (4, 5, 8).
+func ShapeString(shape []int) string {
 	parts := make([]string, len(shape))
 	for i, n := range shape {
 		parts[i] = fmt.Sprint(n)

@@ -13,7 +13,11 @@ import (
 // values each, laid out [Height, Width, Channels].
 type State struct {
 	Height, Width, Channels int
-	Values                  []float32
+	// Batch is the number of states of a batch [Batch, H, W, C] (ReadNPY
+	// with Spec.Batch, from a 4-dimensional array); 0 for one state [H, W,
+	// C], what every other reader returns.
+	Batch  int
+	Values []float32
 }
 
 // Spec says what state a file must hold and how to read a picture.
@@ -36,7 +40,14 @@ type Spec struct {
 	// Palette, when not nil, maps a picture's colours to channel bits
 	// instead of the grey threshold.
 	Palette *Palette
+	// Batch accepts, besides [H, W, C], a 4-dimensional .npy array [B, H,
+	// W, C] of B states (at most MaxBatch), returned with State.Batch = B.
+	Batch bool
 }
+
+// MaxBatch bounds the states of a batch array: more is a mistake (an
+// array of a rollout's steps, say) more often than a batch.
+const MaxBatch = 4096
 
 // DefaultThreshold splits grey levels in the middle: 128 of 255 and above
 // are 1.
@@ -94,7 +105,11 @@ func (spec Spec) checkValues(s *State) error {
 		if spec.Soft {
 			want = "in [0, 1]"
 		}
-		return fmt.Errorf("the value at [%d, %d, %d] is %v: every value must be %s", cell/s.Width, cell%s.Width, c, v, want)
+		at := fmt.Sprintf("[%d, %d, %d]", cell/s.Width%s.Height, cell%s.Width, c)
+		if s.Batch > 0 {
+			at = fmt.Sprintf("[%d, %s", cell/(s.Width*s.Height), at[1:])
+		}
+		return fmt.Errorf("the value at %s is %v: every value must be %s", at, v, want)
 	}
 	return nil
 }
