@@ -100,7 +100,9 @@ func checkCancellingParity(t *testing.T, tol, k float64, f func(...*autograd.Ten
 	if err := dev.Err(); err != nil {
 		t.Fatal(err)
 	}
-	abs := func(x *autograd.Tensor) *autograd.Tensor { return autograd.Abs(autograd.Cast(x, autograd.Float64)).Detach() }
+	abs := func(x *autograd.Tensor) *autograd.Tensor {
+		return autograd.Abs(autograd.Cast(x, autograd.Float64)).Detach()
+	}
 	absInputs := make([]*autograd.Tensor, len(inputs))
 	for i, in := range inputs {
 		absInputs[i] = abs(in)
