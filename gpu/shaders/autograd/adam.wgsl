@@ -38,6 +38,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             vi = select(vi, vmax[i], isNaN(vmax[i]));
             vmax[i] = vi;
         }
-        p[i] = pi - params.step_size * mi / (sqrtf(vi) / params.sqrt_bc2 + params.eps);
+        // divf: with eps 0 and v 0 the denominator is 0 (0/0 is NaN, as on
+        // the CPU, where WGSL's division leaves it undefined).
+        p[i] = pi - divf(params.step_size * mi, sqrtf(vi) / params.sqrt_bc2 + params.eps);
     }
 }

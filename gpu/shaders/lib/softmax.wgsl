@@ -28,5 +28,5 @@ fn softmaxOut(op: u32, v: f32, norm: f32) -> f32 {
     if (op == 1u) {
         return v - norm;
     }
-    return exp(v) / norm;
+    return divf(exp(v), norm); // norm is 0 for a slice of -Inf (NaN, as on the CPU) and Inf for one holding +Inf
 }
