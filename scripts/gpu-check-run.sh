@@ -105,7 +105,7 @@ cat "$report"
 part "suite ./gpu" 120 "$here/pkg/gpu" ./gpu.test -test.count=1 -test.timeout $((110 * scale))s -test.v
 part "suite ./cmd/dlca-bench" 30 "$here/pkg/cmd/dlca-bench" ./dlca-bench.test -test.count=1 -test.short -test.v
 part "suite ./cmd/mnist (GPU tests)" 15 "$here/pkg/cmd/mnist" ./mnist.test -test.count=1 -test.short -test.v -test.run 'TestDeviceGPU'
-part "suite ./internal/mnist (GPU tests)" 30 "$here/pkg/internal/mnist" env PATH="$here/shim:$PATH" ./mnist.test -test.count=1 -test.short -test.v \
+part "suite ./internal/mnist (GPU tests)" 45 "$here/pkg/internal/mnist" env PATH="$here/shim:$PATH" ./mnist.test -test.count=1 -test.short -test.v \
 	-test.run 'TestMoveParameters|TestTrajectoryParity|TestSubsetDevicesAgree'
 
 # 2. The benchmarks.
