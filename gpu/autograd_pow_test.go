@@ -22,7 +22,7 @@ var negZero = float32(math.Copysign(0, -1))
 // the largest) of both signs, and the infinities and NaN around them.
 var awkwardInputs = []float32{
 	0, negZero, -1, -2.5, 0.25, 1, 4,
-	math.SmallestNonzeroFloat32, 1e-40, 1.1754942e-38, -1e-40,
+	math.SmallestNonzeroFloat32, 1e-40, 1.1754942e-38, -1e-40, 1.1754944e-38, // the last: the smallest normal float32
 	float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
 }
 

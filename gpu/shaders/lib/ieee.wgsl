@@ -89,13 +89,19 @@ fn divf(x: f32, y: f32) -> f32 {
     if (isInf(y) || isZero(x)) {
         return bitcast<f32>(sign); // a signed 0
     }
-    // x = xv·2^xe and y = yv·2^ye with xv and yv normal.
-    let xv = unflushed(x);
+    // x / y = (xv / yv)·2^e with xv and yv normal, yv at most 2^126, and
+    // xv at least 2^-62, so that the quotient is not subnormal where the
+    // result is not (a tiny x over a subnormal y).
+    var xv = unflushed(x);
     var yv = unflushed(y);
     var e = subnormalExp(x) - subnormalExp(y);
     if (abs(yv) > 8.507059173023462e37) { // 2^126
         yv *= 0.25;
         e -= 2;
+    }
+    if (abs(xv) < 2.168404344971009e-19) { // 2^-62
+        xv *= 1.8446744073709552e19; // 2^64, exact
+        e -= 64;
     }
     return scaled(xv / yv, e); // safe: |yv| in [2^-126, 2^126]
 }
@@ -119,7 +125,7 @@ fn subnormalExp(x: f32) -> i32 {
     return select(0, -149, mag != 0u && mag < MIN_NORMAL);
 }
 
-// scaled is v·2^e for |e| <= 252, by two multiplications by exact powers of
+// scaled is v·2^e for e in [-252, 252], by two multiplications by exact powers of
 // two (each factor a normal number; overflow gives Inf as IEEE's product).
 fn scaled(v: f32, e: i32) -> f32 {
     let h = e >> 1u; // floor(e / 2), an arithmetic shift (defined for a negative e, unlike %)
