@@ -168,13 +168,18 @@ func TestTrainedEngineMatchesCPU(t *testing.T) {
 // engines, from the same logits on the same batches and fire masks: each
 // engine steps its own optimiser (the GPU's AdamW kernel), so the GPU's
 // rounding compounds from one iteration to the next. At every iteration
-// the soft loss must stay within 1e-4 (relative) of the CPU's and the hard
+// the soft loss must stay within 1e-5 (relative) of the CPU's and the hard
 // loss within 2 bits (an argmax between two logits that nearly tie may go
 // either way); at the end every logit within 0.01 of the CPU's. Measured on
 // lavapipe: at most 1.8e-6 in the soft loss, the hard losses equal, the
-// logits within 7.6e-4 (from the paper's initialisation, where the
-// rollouts are too uniform for this test, the soft loss differs by up to
-// 1.6e-5).
+// logits within 7.6e-4. The soft-loss bound is the seed's 1e-5: one
+// iteration's loss agrees to about 1e-7 (relative; float32's rounding of
+// sums over thousands of gates), but each iteration's rounding moves the
+// logits a little off the CPU's and the next loss follows them, so 20
+// iterations compound to the few 1e-6 measured; 1e-5 leaves room for a
+// device that rounds differently. (From the paper's initialisation, where the rollouts
+// are too uniform for this test, the soft loss differs by up to 1.6e-5:
+// float32 does not allow 1e-5 there.)
 func TestEngineTrainsAsCPU(t *testing.T) {
 	const h, w, steps, iterations = 6, 7, 6, 20
 	trained, src := trainedCheckerboard(t, h, w, steps, 15)
@@ -207,12 +212,16 @@ func TestEngineTrainsAsCPU(t *testing.T) {
 			if len(got) != iterations || len(want) != iterations {
 				t.Fatalf("%d iterations on the GPU, %d on the CPU, want %d", len(got), len(want), iterations)
 			}
+			worst := 0.0
 			for i, w := range want {
 				g := got[i]
-				if rel := math.Abs(g.SoftLoss-w.SoftLoss) / math.Max(1, w.SoftLoss); !(rel <= 1e-4) || math.Abs(g.HardLoss-w.HardLoss) > 2 {
-					t.Errorf("iteration %d: soft loss gpu %v, cpu %v; hard loss gpu %v, cpu %v", i+1, g.SoftLoss, w.SoftLoss, g.HardLoss, w.HardLoss)
+				rel := math.Abs(g.SoftLoss-w.SoftLoss) / math.Max(1, w.SoftLoss)
+				worst = math.Max(worst, rel)
+				if !(rel <= 1e-5) || math.Abs(g.HardLoss-w.HardLoss) > 2 {
+					t.Errorf("iteration %d: soft loss gpu %v, cpu %v (%.2g relative, bound 1e-5); hard loss gpu %v, cpu %v", i+1, g.SoftLoss, w.SoftLoss, rel, g.HardLoss, w.HardLoss)
 				}
 			}
+			t.Logf("soft loss within %.2g (relative) of the CPU's at every one of %d iterations", worst, iterations)
 			names := layerNames(wantModel)
 			for li, p := range wantModel.Params() {
 				for i := range p.Len() {

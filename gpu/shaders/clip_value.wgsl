@@ -13,6 +13,13 @@
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     for (var i = gid.x; i < params.n; i += nwg.x * 64u) {
-        grads[i] = clamp(grads[i], -params.limit, params.limit);
+        let g = grads[i];
+        // Comparisons, not clamp (which may drop a NaN): a NaN stays NaN,
+        // as the CPU's min(max(g, -limit), limit).
+        if (g < -params.limit) {
+            grads[i] = -params.limit;
+        } else if (g > params.limit) {
+            grads[i] = params.limit;
+        }
     }
 }

@@ -29,13 +29,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         var total = 0.0;
         for (var ki = 0u; ki < params.kh; ki++) {
             let th = ih - i32(ki * params.dil_h); // oh*stride_h
-            if (th < 0 || th % i32(params.stride_h) != 0 || th / i32(params.stride_h) >= i32(params.out_h)) {
+            // % and / on u32 only, once th is known not to be negative
+            // (Vulkan leaves % of a negative i32 undefined).
+            if (th < 0 || u32(th) % params.stride_h != 0u || u32(th) / params.stride_h >= params.out_h) {
                 continue;
             }
             let oh = u32(th) / params.stride_h;
             for (var kj = 0u; kj < params.kw; kj++) {
                 let tw = iw - i32(kj * params.dil_w);
-                if (tw < 0 || tw % i32(params.stride_w) != 0 || tw / i32(params.stride_w) >= i32(params.out_w)) {
+                if (tw < 0 || u32(tw) % params.stride_w != 0u || u32(tw) / params.stride_w >= params.out_w) {
                     continue;
                 }
                 let ow = u32(tw) / params.stride_w;

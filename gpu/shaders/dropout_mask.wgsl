@@ -17,7 +17,7 @@
 // pcg_hash is the PCG hash of Jarzynski and Olano (2020).
 fn pcg_hash(v: u32) -> u32 {
     let state = v * 747796405u + 2891336453u;
-    let word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
+    let word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u; // safe: the shift is (state >> 28u) + 4u, in [4, 19]
     return (word >> 22u) ^ word;
 }
 

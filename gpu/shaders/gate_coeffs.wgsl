@@ -24,7 +24,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         let base = g * 16u;
         var m = logits[base];
         for (var i = 1u; i < 16u; i++) {
-            m = max(m, logits[base + i]);
+            m = max(m, logits[base + i]); // safe: a NaN logit dropped here still reaches every probability, through exp(logit - m) and the total
         }
         var total = 0.0;
         for (var i = 0u; i < 16u; i++) {

@@ -34,13 +34,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         var total = 0.0;
         for (var ki = i32(params.kh) - 1; ki >= 0; ki--) {
             let th = ih - ki * i32(params.dil_h); // oh*stride_h
-            if (th < 0 || th % i32(params.stride_h) != 0 || th / i32(params.stride_h) >= i32(params.out_h)) {
+            // % and / on u32 only, once th is known not to be negative
+            // (Vulkan leaves % of a negative i32 undefined).
+            if (th < 0 || u32(th) % params.stride_h != 0u || u32(th) / params.stride_h >= params.out_h) {
                 continue;
             }
             let oh = u32(th) / params.stride_h;
             for (var kj = i32(params.kw) - 1; kj >= 0; kj--) {
                 let tw = iw - kj * i32(params.dil_w);
-                if (tw < 0 || tw % i32(params.stride_w) != 0 || tw / i32(params.stride_w) >= i32(params.out_w)) {
+                if (tw < 0 || u32(tw) % params.stride_w != 0u || u32(tw) / params.stride_w >= params.out_w) {
                     continue;
                 }
                 let o = plane * windows + oh * params.out_w + u32(tw) / params.stride_w;

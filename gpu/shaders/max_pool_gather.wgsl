@@ -24,7 +24,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     for (var o = gid.x; o < params.planes * windows; o += nwg.x * 64u) {
         var v = 0.0;
         if (idx[o] >= 0.0) {
-            v = h[(o / windows) * params.h * params.w + u32(idx[o])];
+            v = h[(o / windows) * params.h * params.w + u32(idx[o])]; // safe: idx[o] >= 0 here, an integer below 2^24 (max_pool wrote it)
         }
         out[o] = v;
     }

@@ -1,4 +1,4 @@
-// uses: params
+// uses: ieee, nan, params
 // autograd/adam.wgsl: one Adam or AdamW step in place, as the CPU's
 // optim.Adam, from the constants of optim.AdamUpdate (computed in float64 on
 // the host):
@@ -33,9 +33,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         m[i] = mi;
         v[i] = vi;
         if (params.amsgrad != 0u) {
-            vi = max(vmax[i], vi);
+            // The larger, NaN winning as Go's max (WGSL's max may drop it).
+            vi = select(vmax[i], vi, vi > vmax[i] || isNaN(vi));
+            vi = select(vi, vmax[i], isNaN(vmax[i]));
             vmax[i] = vi;
         }
-        p[i] = pi - params.step_size * mi / (sqrt(vi) / params.sqrt_bc2 + params.eps);
+        // divf: with eps 0 and v 0 the denominator is 0 (0/0 is NaN, as on
+        // the CPU, where WGSL's division leaves it undefined).
+        p[i] = pi - divf(params.step_size * mi, sqrtf(vi) / params.sqrt_bc2 + params.eps);
     }
 }

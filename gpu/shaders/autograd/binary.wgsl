@@ -1,4 +1,4 @@
-// uses: broadcast, nan, params, pow
+// uses: broadcast, ieee, nan, params, pow
 // autograd/binary.wgsl: out[i] = op(a, b), the elementwise functions of two
 // operands (autograd.BinaryOps: arithmetic, Pow, Maximum and Minimum,
 // comparisons, and the masks of their gradients), both operands broadcast to
@@ -43,7 +43,7 @@ fn binary(op: u32, x: f32, y: f32) -> f32 {
         case OP_Add: { return x + y; }
         case OP_Sub: { return x - y; }
         case OP_Mul: { return x * y; }
-        case OP_Div: { return x / y; }
+        case OP_Div: { return divf(x, y); }
         case OP_Pow: { return powf(x, y); }
         case OP_Maximum: { return select(y, x, x >= y || isNaN(x)); }
         case OP_Minimum: { return select(y, x, x <= y || isNaN(x)); }

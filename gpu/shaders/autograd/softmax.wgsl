@@ -1,4 +1,4 @@
-// uses: nan, params, softmax
+// uses: ieee, nan, params, softmax
 // autograd/softmax.wgsl: the softmax (op 0) or log-softmax (op 1) of src
 // along one axis, viewed as [outer, n, inner], shifted by the slice's
 // maximum as on the CPU (by 0 when the maximum is infinite, so that all -Inf

@@ -1,4 +1,4 @@
-// uses: nan, params, reduce, softmax, tree
+// uses: ieee, nan, params, reduce, softmax, tree
 // autograd/softmax_wide.wgsl: softmax.wgsl for long axes. One workgroup per
 // slice: invocation k takes elements k, k+64, k+128, ... of the slice, and
 // the slice's maximum and then its sum of exponentials are combined from

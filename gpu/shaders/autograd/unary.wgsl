@@ -1,9 +1,12 @@
-// uses: nan, params, pow
+// uses: ieee, nan, params, pow
 // autograd/unary.wgsl: out[i] = op(x[i]), the elementwise functions of one
 // operand (autograd.UnaryOps) with their constants p0 and p1 (AddScalar's
 // s, Clamp's lo and hi, ...). The op codes are the OP_ constants, mirrored
 // by unaryCodes in Go. Special values follow the CPU: NaN propagates, Relu
 // and Clamp keep it, Sign keeps 0 and NaN, Round rounds half to even.
+// Log, Log2, Log10, Sqrt, DivScalar and PowScalar decide 0, -0, negative,
+// subnormal and infinite inputs explicitly (lib/ieee.wgsl, lib/pow.wgsl),
+// where WGSL leaves the builtins undefined or lets a GPU flush.
 //
 // Entry point: main; workgroup size 64; a grid-stride loop over the elements.
 // Bindings (group 0):
@@ -82,6 +85,20 @@ fn normCDF(v: f32) -> f32 {
     return 0.5 * (2.0 - r);
 }
 
+// clampf is min(max(v, lo), hi) as Go's and torch.clamp: NaN stays NaN,
+// and hi wins where lo > hi. Comparisons, not WGSL's min and max, which may
+// drop a NaN operand.
+fn clampf(v: f32, lo: f32, hi: f32) -> f32 {
+    var r = v;
+    if (r < lo) {
+        r = lo;
+    }
+    if (r > hi) {
+        r = hi;
+    }
+    return r;
+}
+
 fn relu(v: f32) -> f32 {
     return select(0.0, v, v > 0.0 || isNaN(v));
 }
@@ -92,10 +109,10 @@ fn unary(op: u32, v: f32, p0: f32, p1: f32) -> f32 {
         case OP_Abs: { return abs(v); }
         case OP_Sign: { return select(v, sign(v), v != 0.0 && !isNaN(v)); }
         case OP_Exp: { return exp(v); }
-        case OP_Log: { return log(v); }
-        case OP_Log2: { return log2(v); }
-        case OP_Log10: { return log(v) / LN10; }
-        case OP_Sqrt: { return sqrt(v); }
+        case OP_Log: { return lnf(v); }
+        case OP_Log2: { return log2f(v); }
+        case OP_Log10: { return lnf(v) / LN10; }
+        case OP_Sqrt: { return sqrtf(v); }
         case OP_Sin: { return sin(v); }
         case OP_Cos: { return cos(v); }
         case OP_Tanh: { return tanhf(v); }
@@ -104,20 +121,20 @@ fn unary(op: u32, v: f32, p0: f32, p1: f32) -> f32 {
         case OP_Gelu: { return v * normCDF(v); }
         case OP_GeluTanh: { return 0.5 * v * (1.0 + tanhf(SQRT_2_OVER_PI * (v + GELU_COEFF * v * v * v))); }
         case OP_Silu: { return v * sigmoid(v); }
-        case OP_Softplus: { return relu(v) + log(1.0 + exp(-abs(v))); }
+        case OP_Softplus: { return relu(v) + lnf(1.0 + exp(-abs(v))); }
         case OP_Floor: { return floor(v); }
         case OP_Ceil: { return ceil(v); }
         case OP_Round: { return round(v); }
         case OP_Trunc: { return trunc(v); }
         case OP_NormCDF: { return normCDF(v); }
         case OP_Square: { return v * v; }
-        case OP_FiniteOrZero: { return select(v, 0.0, abs(v) > 3.4028234663852886e38); }
+        case OP_FiniteOrZero: { return select(v, 0.0, isInf(v)); }
         case OP_AddScalar: { return v + p0; }
         case OP_MulScalar: { return v * p0; }
-        case OP_DivScalar: { return v / p0; }
+        case OP_DivScalar: { return divf(v, p0); }
         case OP_PowScalar: { return powf(v, p0); }
         case OP_LeakyRelu: { return select(p0 * v, v, v > 0.0); }
-        case OP_Clamp: { return select(min(max(v, p0), p1), v, isNaN(v)); }
+        case OP_Clamp: { return clampf(v, p0, p1); }
         default: { return bitcast<f32>(0x7fc00000u); }
     }
 }

@@ -1,12 +1,12 @@
 // lib/softmax.wgsl: the rules softmax.wgsl and softmax_wide.wgsl share, so
 // that both give the CPU's numbers. A kernel asks for it with
-// "// uses: softmax".
+// "// uses: softmax" (and ieee and nan, whose helpers it calls).
 
 // softmaxShift is the slice's maximum m, the value every element is
 // shifted by, or 0 when m is infinite, so that a slice of -Inf gives NaN
 // rather than Inf - Inf (as on the CPU).
 fn softmaxShift(m: f32) -> f32 {
-    if (abs(m) > 3.4028234663852886e38) {
+    if (isInf(m)) {
         return 0.0;
     }
     return m;
@@ -17,7 +17,7 @@ fn softmaxShift(m: f32) -> f32 {
 // log-softmax (op 1); once per slice, not per element.
 fn softmaxNorm(op: u32, sum: f32) -> f32 {
     if (op == 1u) {
-        return log(sum);
+        return lnf(sum); // a slice of -Inf sums to 0: -Inf, and NaN outputs, as on the CPU
     }
     return sum;
 }
@@ -28,5 +28,5 @@ fn softmaxOut(op: u32, v: f32, norm: f32) -> f32 {
     if (op == 1u) {
         return v - norm;
     }
-    return exp(v) / norm;
+    return divf(exp(v), norm); // norm is 0 for a slice of -Inf (NaN, as on the CPU) and Inf for one holding +Inf
 }
