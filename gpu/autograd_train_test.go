@@ -46,7 +46,8 @@ func settledInUse(a *AutogradDevice) uint64 {
 // TestAutogradTrainingMemoryIsFlat trains an MLP for 1,000 Adam steps on
 // the GPU: the loss must fall as on the CPU, the device memory in use must
 // stay what it was after step 1, and the pool must stop growing (it holds
-// what is live and up to about gcGarbage more).
+// what is live and up to about gcGarbage more, and grows by at most one
+// round of garbage from step 500 to step 1000).
 func TestAutogradTrainingMemoryIsFlat(t *testing.T) {
 	a := newAutograd(t)
 	const steps = 1000
@@ -82,7 +83,15 @@ func TestAutogradTrainingMemoryIsFlat(t *testing.T) {
 				if got := settledInUse(a); got != inUse {
 					t.Errorf("device memory in use: %d bytes after step 1, %d after step %d", inUse, got, steps)
 				}
-				if got := a.Reserved(); got != reserved || got > inUse+2*gcGarbage {
+				// The pool lends a new buffer while less than gcGarbage was
+				// lent since the last collection, and dead tensors come back
+				// when their finalizers run, on the runtime's own goroutine:
+				// on a loaded machine that lags, so the pool may hold up to one
+				// round of garbage more at step 1000 than at step 500 (seen:
+				// 0.8 MB more under load; equal on a quiet machine). A leak of
+				// live tensors fails the in-use check above; these bound what
+				// the pool keeps beside what is live.
+				if got := a.Reserved(); got > reserved+gcGarbage || got > inUse+2*gcGarbage {
 					t.Errorf("device memory the pool holds: %d bytes after step %d, %d after step %d (%d in use)", reserved, steps/2, got, steps, inUse)
 				}
 			}
