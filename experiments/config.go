@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/internal/jsonfile"
+	"github.com/dlca/dlca/internal/safefile"
 	"github.com/dlca/dlca/internal/tomlerr"
 )
 
@@ -140,13 +140,18 @@ func Defaults() Config {
 	}
 }
 
+// MaxFileBytes bounds an experiment file (and a sweep file): the largest
+// built-in experiment is a few kilobytes, so a file over 1 MiB is a
+// mistaken path (-config /dev/zero), refused before it is read whole.
+const MaxFileBytes = 1 << 20
+
 // Load reads an experiment file. Settings it leaves out take their
 // Defaults; Name defaults to the file's name without its extension.
 // Relative paths in it are taken from the file's folder and made absolute.
 // Unknown keys and values of the wrong type are errors naming the key and
 // its line. Load does not check the combination: Resolve does.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadLimited(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the experiment file: %w", err)
 	}

@@ -316,7 +316,9 @@ func (c *Config) picture(p *problems, table string, pic Picture, channels int) *
 		p.add(table, "threshold, channel and palette are for PNG pictures; a .npy file holds the bits themselves")
 		return nil
 	}
-	spec := state.Spec{Channels: channels, Threshold: pic.Threshold, Channel: pic.Channel}
+	// MaxSide refuses a huge picture by its header, before it is decoded
+	// (one larger than the grid is refused after, by fits).
+	spec := state.Spec{Channels: channels, Threshold: pic.Threshold, Channel: pic.Channel, MaxSide: state.LargestSide}
 	if spec.Threshold == 0 {
 		spec.Threshold = state.DefaultThreshold
 	}

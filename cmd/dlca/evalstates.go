@@ -12,7 +12,7 @@ import (
 )
 
 // maxSide bounds eval's grid: 4096 cells a side.
-const maxSide = 4096
+const maxSide = state.LargestSide
 
 // grid is the size of eval's grid and how the command line gave it.
 type grid struct {

@@ -102,6 +102,9 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := long.Prepare(&setup, e.Run(), e.Model.Height, e.Model.Width); err != nil {
 		return err
 	}
+	if err := checkChecksMemory(e, long.MaxMemory, "-set checks"); err != nil {
+		return err
+	}
 	eng, chosen, err := selectEngine(long.Device, setup, stderr)
 	if err != nil {
 		return err
@@ -283,9 +286,14 @@ func sameRun(cfg, recorded *experiments.Config, checkpoint string) error {
 // still running is left to the exiting process.
 func runChecks(ctx context.Context, e *experiments.Experiment, m *dlca.Model) ([]experiments.CheckResult, error) {
 	done := make(chan []experiments.CheckResult, 1)
-	go func() { done <- experiments.RunChecks(e, m) }()
+	stopped := *e
+	stopped.Stop = func() bool { return ctx.Err() != nil } // the checks end too, not only the wait
+	go func() { done <- experiments.RunChecks(&stopped, m) }()
 	select {
 	case r := <-done:
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return r, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()

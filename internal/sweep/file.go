@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/dlca/dlca/internal/safefile"
 	"github.com/dlca/dlca/internal/tomlerr"
 )
 
@@ -40,10 +40,14 @@ type File struct {
 	path string // where it was read from
 }
 
+// MaxFileBytes bounds a sweep file: more is a mistaken path (-config
+// /dev/zero), refused before it is read whole.
+const MaxFileBytes = 1 << 20
+
 // Load reads and checks the sweep file at path. A key the format does not
 // know is an error, as is a sweep without a base or with two.
 func Load(path string) (*File, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadLimited(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the sweep file: %w", err)
 	}
