@@ -80,6 +80,17 @@ func lockFile(path string, held func(pid int) string, instead string) (unlock fu
 	return nil, fmt.Errorf("cannot take the lock file %s: another training keeps taking it; %s", path, instead)
 }
 
+// Holder returns the process that trains into folder dir now, by its lock
+// file (LockName): running is false when none does (no lock, or a stale
+// one).
+func Holder(dir string) (pid int, running bool) {
+	b, err := os.ReadFile(filepath.Join(dir, LockName))
+	if err != nil {
+		return 0, false
+	}
+	return holder(string(b))
+}
+
 // owner is what a lock file of process pid holds: its id and, where the
 // system tells it, its start time (startTime), so that a lock is not taken
 // for live when its process is gone and a new one has its id.

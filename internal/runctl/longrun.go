@@ -168,6 +168,7 @@ func (o *LongRun) Start(eng bptt.Engine, run *bptt.Run, from *bptt.Checkpoint, w
 		return nil, err
 	}
 	k.Settings = o.settings()
+	ignoreBrokenPipe() // a training outlives whoever reads its output
 	k.Report = func(path string, it int, err error) {
 		// A failed save at the last iteration is Finished's error.
 		if err != nil && it < run.Iterations {

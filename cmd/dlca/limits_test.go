@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dlca/dlca/experiments"
+)
+
+// limitAS is the address space a size case's subprocess may take (prlimit
+// --as): a hard cap the kernel enforces, unlike debug.SetMemoryLimit. A
+// Go program reserves more address space than it uses, so the cap is 2
+// GiB; the resident peak each case may reach is peakLimit.
+const (
+	limitAS   = 2 << 30
+	peakLimit = 256 << 20
+)
+
+// limitedRun runs the dlca command line args as a subprocess under
+// prlimit --as=limitAS and returns its exit status, standard error and
+// peak resident memory in bytes, measured by GNU time.
+//
+// NOTE: a process's peak (ru_maxrss) carries over exec from the process
+// it was forked from, so the test binary's own child would report the
+// test's peak; time forks the command from its own small process. The
+// test is skipped where prlimit or /usr/bin/time is missing.
+func limitedRun(t *testing.T, args ...string) (code int, stderr string, peak int64) {
+	t.Helper()
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Skip("no prlimit here to cap the memory")
+	}
+	if _, err := os.Stat("/usr/bin/time"); err != nil {
+		t.Skip("no /usr/bin/time here to measure the peak")
+	}
+	peakFile := filepath.Join(t.TempDir(), "peak")
+	cmd := asCommand(args...)
+	cmd.Args = []string{prlimit, fmt.Sprintf("--as=%d", limitAS), "--", "/usr/bin/time", "-f", "%M", "-o", peakFile, "--", os.Args[0]}
+	cmd.Path = prlimit
+	var errs bytes.Buffer
+	cmd.Stderr = &errs
+	cmd.Run() // the exit status is checked by the caller
+	b, err := os.ReadFile(peakFile)
+	if err != nil {
+		t.Fatalf("no peak measured: %v (stderr %q)", err, errs.String())
+	}
+	lines := strings.Fields(string(b)) // "Command exited with non-zero status 1" first
+	kib, err := strconv.ParseInt(lines[len(lines)-1], 10, 64)
+	if err != nil {
+		t.Fatalf("peak %q: %v", b, err)
+	}
+	return cmd.ProcessState.ExitCode(), errs.String(), kib * 1024
+}
+
+// pngOfSize returns the first bytes of a PNG picture whose header says
+// width x height: the signature and a valid IHDR chunk (CRC included),
+// which is all image/png.DecodeConfig reads.
+func pngOfSize(width, height uint32) []byte {
+	var b bytes.Buffer
+	b.WriteString("\x89PNG\r\n\x1a\n")
+	ihdr := binary.BigEndian.AppendUint32(nil, width)
+	ihdr = binary.BigEndian.AppendUint32(ihdr, height)
+	ihdr = append(ihdr, 8, 0, 0, 0, 0) // 8-bit grey, no interlace
+	chunk := append([]byte("IHDR"), ihdr...)
+	binary.Write(&b, binary.BigEndian, uint32(len(ihdr)))
+	b.Write(chunk)
+	binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(chunk))
+	return b.Bytes()
+}
+
+// modelWithChecks writes model (a random checkerboard-small model) with an
+// experiment record whose checks are checks, as dlca train records them.
+func modelWithChecks(t *testing.T, dir, name string, checks []experiments.CheckSpec) string {
+	t.Helper()
+	_, m := randomModel(t, "checkerboard-small")
+	cfg, err := experiments.Builtin("checkerboard-small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Checks = checks
+	if m.Experiment, err = json.Marshal(cfg); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestSizesBoundedBeforeAllocation: every size a user can give is checked
+// before it is allocated. Each case runs the real command under a hard
+// address-space cap and must exit 1 with a message naming the input and
+// the limit, peak under peakLimit resident, and change no file. Before
+// the fixes, /dev/zero as a config was read to its end (out of memory), a
+// PNG header of 50000x50000 was decoded, a check of size 100000 was
+// allocated (a panic), and the testbench was written.
+func TestSizesBoundedBeforeAllocation(t *testing.T) {
+	dir := t.TempDir()
+	model := smallModel(t, dir)
+	zeroLink := filepath.Join(dir, "zero.png")
+	if err := os.Symlink("/dev/zero", zeroLink); err != nil {
+		t.Fatal(err)
+	}
+	// 300 MB named .png, none of it a picture (sparse: written instantly).
+	huge := filepath.Join(dir, "huge.png")
+	if f, err := os.Create(huge); err != nil {
+		t.Fatal(err)
+	} else {
+		f.Truncate(300 << 20)
+		f.Close()
+	}
+	writeFile(t, dir, "wide.png", pngOfSize(50000, 50000))
+	wideCfg, err := experiments.Builtin("checkerboard-small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wideCfg.Name, wideCfg.Target = "wide", experiments.TargetSpec{Kind: "png", Picture: experiments.Picture{File: "wide.png"}}
+	var text bytes.Buffer
+	if err := wideCfg.WriteTOML(&text); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeFile(t, dir, "wide.toml", text.Bytes())
+	sweepFile := writeFile(t, dir, "sweep.toml", []byte("config = \"/dev/zero\"\n"))
+	out := filepath.Join(dir, "fresh")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string // in the message: the input and the limit
+	}{
+		{"train -config /dev/zero", []string{"train", "-config", "/dev/zero", "-out", out}, []string{"/dev/zero", "1048576 bytes"}},
+		{"sweep -config /dev/zero", []string{"sweep", "-config", "/dev/zero", "-out", out}, []string{"/dev/zero", "1048576 bytes"}},
+		{"a sweep naming /dev/zero as its experiment file", []string{"sweep", "-config", sweepFile, "-out", out}, []string{"/dev/zero", "1048576 bytes"}},
+		{"eval -init a link to /dev/zero", []string{"eval", "-model", model, "-init", zeroLink}, []string{"zero.png", "not a PNG"}},
+		{"eval -init 300 MB of zeros named .png", []string{"eval", "-model", model, "-init", huge}, []string{"huge.png", "not a PNG"}},
+		{"a target PNG of 50000x50000", []string{"train", "-config", cfg, "-out", out}, []string{"wide.png", "50000x50000", "4096"}},
+		{"train: a check of size 100000", []string{"train", "-experiment", "checkerboard-small", "-out", out, "-max-memory", "1GiB",
+			"-set", `checks=[{kind="generalise", size=100000, steps=20}]`}, []string{"check generalise", "100000x100000", "-max-memory is 1.00 GiB"}},
+		{"check: a check over -max-memory", []string{"check", "-model", model, "-max-memory", "1MiB"}, []string{"check ", "-max-memory is 1.0 MiB"}},
+		{"export -testbench past -max-output", []string{"export", "-model", model, "-o", filepath.Join(dir, "r.v"), "-testbench", filepath.Join(dir, "tb.v"),
+			"-steps", "100000000", "-max-output", "100MB"}, []string{"-testbench", "tb.v", "-max-output is 95.4 MiB"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := snapshot(t, dir)
+			code, stderr, peak := limitedRun(t, tc.args...)
+			if code != 1 {
+				t.Fatalf("exit %d, stderr %q; want 1", code, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("message %q does not say %q", stderr, w)
+				}
+			}
+			if strings.Contains(stderr, "panic") || strings.Contains(stderr, "out of memory") {
+				t.Errorf("not a clean refusal: %q", stderr)
+			}
+			if peak > peakLimit {
+				t.Errorf("peak resident memory %d MiB, over %d MiB", peak>>20, peakLimit>>20)
+			}
+			if after := snapshot(t, dir); fmt.Sprint(after) != fmt.Sprint(before) {
+				t.Errorf("files changed: %d before, %d after", len(before), len(after))
+			}
+		})
+	}
+}
+
+// TestCheckpointHasOneOwner: a second training naming the checkpoint of a
+// running one (into another -out) is refused at start, naming the file
+// and the other process, and leaves no folder; before, both trained and
+// the checkpoint ended holding one run's state.
+func TestCheckpointHasOneOwner(t *testing.T) {
+	dir := t.TempDir()
+	ck := filepath.Join(dir, "ck.json")
+	first := asCommand("train", "-experiment", "checkerboard-small", "-out", filepath.Join(dir, "a"), "-checkpoint", ck, "-iterations", "1000000", "-quiet")
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		first.Process.Signal(os.Interrupt)
+		first.Wait()
+	}()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dir, ".ck.json.dlca-lock")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first training never locked its checkpoint")
+		}
+	}
+	code, _, stderr := runCmd("train", "-experiment", "checkerboard-small", "-out", filepath.Join(dir, "b"), "-checkpoint", ck, "-iterations", "2", "-quiet")
+	if code != 1 || !strings.Contains(stderr, ck) || !strings.Contains(stderr, fmt.Sprintf("process %d", first.Process.Pid)) {
+		t.Fatalf("exit %d, %q; want 1 and a refusal naming %s and process %d", code, stderr, ck, first.Process.Pid)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b")); !os.IsNotExist(err) {
+		t.Errorf("the refused run left its folder (%v)", err)
+	}
+}
+
+// TestLongStepsInterruptible: SIGINT stops dlca check in the middle of a
+// check of a billion steps, and export in the middle of a testbench of a
+// hundred million, with exit status 1, "interrupted" and no file left;
+// before, both ran on.
+func TestLongStepsInterruptible(t *testing.T) {
+	dir := t.TempDir()
+	long := modelWithChecks(t, dir, "long.json", []experiments.CheckSpec{{Kind: "generalise", Size: 16, Steps: 1000000000}})
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"check", []string{"check", "-model", long}},
+		{"export -testbench", []string{"export", "-model", long, "-o", filepath.Join(dir, "r.v"), "-testbench", filepath.Join(dir, "tb.v"), "-steps", "100000000"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := snapshot(t, dir)
+			cmd := asCommand(tc.args...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(1500 * time.Millisecond) // into the long step
+			cmd.Process.Signal(os.Interrupt)
+			done := make(chan error)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("still running 20 s after SIGINT")
+			}
+			if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), "interrupted") {
+				t.Fatalf("exit %d, stderr %q; want 1 and interrupted", code, stderr.String())
+			}
+			after := snapshot(t, dir)
+			delete(after, filepath.Join(dir, "r.v")) // export writes the rule before its testbench
+			if fmt.Sprint(after) != fmt.Sprint(before) {
+				t.Errorf("files left: %v", keys(after))
+			}
+		})
+	}
+}
+
