@@ -249,4 +249,3 @@ func TestLongStepsInterruptible(t *testing.T) {
 		})
 	}
 }
-
