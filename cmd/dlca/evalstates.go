@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 
 	"github.com/dlca/dlca/autograd"
@@ -119,11 +120,12 @@ func newStatesWriter(w io.Writer, soft bool, steps, h, wd, c int) (*statesWriter
 
 // statesBytes is the size of the data of an -states file.
 func statesBytes(soft bool, steps, h, w, c int) int64 {
-	n := int64(steps+1) * int64(h) * int64(w) * int64(c)
+	// In float64, so that absurd steps saturate instead of wrapping.
+	n := (float64(steps) + 1) * float64(h) * float64(w) * float64(c)
 	if soft {
-		return 4 * n
+		n *= 4
 	}
-	return n
+	return int64(min(n, math.MaxInt64/2))
 }
 
 // hard writes board 0 of a hard state, a row at a time.
