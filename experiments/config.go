@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -237,6 +238,10 @@ func (c *Config) Set(key, value string) error {
 	doc := key + " = " + value
 	var probe map[string]any
 	if err := toml.Unmarshal([]byte(doc), &probe); err != nil {
+		if wholeNumber.MatchString(strings.TrimSpace(value)) {
+			// Digits that TOML refuses are out of its range, not a string.
+			return fmt.Errorf("-set %s=%s: out of range: a whole number must lie within ±%d", key, value, int64(math.MaxInt64))
+		}
 		doc = key + " = " + quote(value)
 	}
 	if err := decode([]byte(doc), c, source); err != nil {
@@ -256,6 +261,10 @@ func (c *Config) Set(key, value string) error {
 	c.absPaths(".")
 	return nil
 }
+
+// wholeNumber matches what a user types as a whole number (digits, an
+// optional sign, TOML's underscores between digits).
+var wholeNumber = regexp.MustCompile(`^[+-]?[0-9][0-9_]*$`)
 
 // quote returns s as a TOML basic string.
 func quote(s string) string {

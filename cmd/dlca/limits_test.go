@@ -249,3 +249,50 @@ func TestLongStepsInterruptible(t *testing.T) {
 		})
 	}
 }
+
+// TestExactMessages: the refusals that were weak now name what is wrong,
+// and a refused run leaves no folder. Before: clip=inf and eps=inf trained
+// and then failed writing model.json, lr=inf and the 1e300s named no key,
+// a 20-digit height was "a string", -threshold NaN was accepted and
+// -steps 9223372036854775807 gave a negative dimension.
+func TestExactMessages(t *testing.T) {
+	dir := t.TempDir()
+	model := smallModel(t, dir)
+	out := filepath.Join(dir, "fresh")
+	train := func(set string) []string {
+		return []string{"train", "-experiment", "checkerboard-small", "-iterations", "1", "-quiet", "-out", out, "-set", set}
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{train("clip=inf"), []string{"clip: +Inf", "finite"}},
+		{train("eps=inf"), []string{"eps: +Inf", "finite"}},
+		{train("lr=inf"), []string{"lr: +Inf", "at most 1000"}},
+		{train("lr=1e300"), []string{"lr: 1e+300", "at most 1000"}},
+		{train("weight_decay=1e300"), []string{"weight_decay: 1e+300"}},
+		{train("state_penalty=1e300"), []string{"state_penalty: 1e+300"}},
+		{train("height=99999999999999999999"), []string{"height=99999999999999999999", "out of range"}},
+		{[]string{"eval", "-model", model, "-threshold", "NaN", "-init", filepath.Join(dir, "x.png")}, []string{"-threshold NaN", "[0, 1]"}},
+		{[]string{"eval", "-model", model, "-states", filepath.Join(dir, "s.npy"), "-steps", "9223372036854775807"}, []string{"-states", "-steps 9223372036854775807"}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			before := snapshot(t, dir)
+			code, _, stderr := runCmd(tc.args...)
+			if code != 1 {
+				t.Fatalf("exit %d, %q; want 1", code, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("message %q does not say %q", stderr, w)
+				}
+			}
+			if strings.Contains(stderr, "negative dimension") || strings.Contains(stderr, "unsupported value") {
+				t.Errorf("the old failure: %q", stderr)
+			}
+			if fmt.Sprint(snapshot(t, dir)) != fmt.Sprint(before) {
+				t.Error("files changed (a folder left behind?)")
+			}
+		})
+	}
+}
