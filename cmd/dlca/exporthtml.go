@@ -81,6 +81,9 @@ func exportTrainPage(ctx context.Context, experiment string, iterations int, see
 	fmt.Fprintln(info, "building the WebAssembly trainer (GOOS=js GOARCH=wasm go build)...")
 	tr, err := web.BuildTrainer(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted // the build stopped and its folder removed
+		}
 		return err
 	}
 	page := &web.TrainPage{Experiment: experiment, Iterations: iterations, Seed: seed, Trainer: tr}

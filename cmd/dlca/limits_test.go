@@ -296,3 +296,46 @@ func TestExactMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestTrainerBuildInterrupted: SIGINT while export -format html-train
+// builds its WebAssembly trainer stops the go build child cleanly: exit 1,
+// "interrupted" (before: "signal: killed"), no page, and nothing left in
+// TMPDIR (before: the go command's work folder).
+func TestTrainerBuildInterrupted(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command here to build the trainer")
+	}
+	dir, tmp := t.TempDir(), t.TempDir()
+	page := filepath.Join(dir, "page.html")
+	cmd := asCommand("export", "-format", "html-train", "-experiment", "checkerboard-small", "-o", page)
+	cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Once the build's folder exists, the build is under way.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the build never started")
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // into go build
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code == 0 {
+		t.Skip("the build finished before the signal")
+	} else if code != 1 || !strings.Contains(stderr.String(), "dlca export: interrupted") {
+		t.Fatalf("exit %d, stderr %q; want 1 and interrupted", code, stderr.String())
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
+		t.Errorf("TMPDIR holds %s after the interrupted build", entries[0].Name())
+	}
+	if _, err := os.Stat(page); !os.IsNotExist(err) {
+		t.Errorf("a page was written (%v)", err)
+	}
+}
