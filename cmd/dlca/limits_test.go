@@ -344,3 +344,60 @@ func TestTrainerBuildInterrupted(t *testing.T) {
 		t.Errorf("a page was written (%v)", err)
 	}
 }
+
+// TestResumeMessages: a resume that cannot go on names the flag or the
+// file and what is wrong, and changes no file. Before: -rng jax was
+// reported as two unrelated comment lines of the configuration, and an
+// optimiser state of another kind or length did not name the file.
+func TestResumeMessages(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	if code, _, stderr := runCmd("train", "-experiment", "checkerboard-small", "-out", run, "-iterations", "2", "-quiet"); code != 0 {
+		t.Fatalf("training: exit %d, %s", code, stderr)
+	}
+	ck := filepath.Join(run, "checkpoint.json")
+	spoilt := func(name string, spoil func(opt map[string]any)) string {
+		b, err := os.ReadFile(ck)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c map[string]any
+		if err := json.Unmarshal(b, &c); err != nil {
+			t.Fatal(err)
+		}
+		spoil(c["optimizer"].(map[string]any))
+		if b, err = json.Marshal(c); err != nil {
+			t.Fatal(err)
+		}
+		return writeFile(t, dir, name, b)
+	}
+	sgd := spoilt("sgd.json", func(opt map[string]any) { opt["kind"] = "sgd" })
+	short := spoilt("short.json", func(opt map[string]any) {
+		m := opt["buffers"].(map[string]any)["m"].([]any)
+		m[0] = m[0].([]any)[1:]
+	})
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"train", "-resume", ck, "-rng", "jax", "-iterations", "4"}, []string{"-rng jax", ck, "pcg"}},
+		{[]string{"train", "-resume", sgd, "-out", run, "-iterations", "4"}, []string{sgd, `"sgd"`}},
+		{[]string{"train", "-resume", short, "-out", run, "-iterations", "4"}, []string{short, "has 2047 values"}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			before := snapshot(t, dir)
+			code, _, stderr := runCmd(tc.args...)
+			if code != 1 {
+				t.Fatalf("exit %d, %q; want 1", code, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("message %q does not say %q", stderr, w)
+				}
+			}
+			if fmt.Sprint(snapshot(t, dir)) != fmt.Sprint(before) {
+				t.Error("files changed")
+			}
+		})
+	}
+}

@@ -164,6 +164,11 @@ func (o *LongRun) Start(eng bptt.Engine, run *bptt.Run, from *bptt.Checkpoint, w
 		return o.stop, nil
 	}
 	k, err := bptt.NewCheckpointer(path, o.Every, o.Experiment, eng, run, from)
+	if err != nil && from != nil {
+		// The checkpoint read, but does not fit this run (an optimiser
+		// state of another kind or size): name the file.
+		return nil, fmt.Errorf("cannot go on from checkpoint %s: %w; it does not belong to this run: check the file, or start a new run without -resume", o.Resume, err)
+	}
 	if err != nil {
 		return nil, err
 	}
