@@ -11,10 +11,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/internal/runctl"
 )
 
 // limitAS is the address space a size case's subprocess may take (prlimit
@@ -400,4 +402,82 @@ func TestResumeMessages(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitFor polls cond every 20 ms for up to limit, failing the test with
+// what when it never holds.
+func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, limit)
+		}
+	}
+}
+
+// TestSweepRecoversKilledRuns: a sweep's training killed with SIGKILL (as
+// the OOM killer does) after its first checkpoint is resumed by the next
+// sweep (before: retried with -out, which train refuses, for ever); and
+// after kill -9 of the sweep itself its training goes on to its end (before:
+// it died of SIGPIPE writing to the dead sweep), while the sweep run again
+// waits for it and counts it finished.
+func TestSweepRecoversKilledRuns(t *testing.T) {
+	dlcaPath := dlcaWrapper(t)
+	sweepFile := filepath.Join(t.TempDir(), "one.toml")
+	if err := os.WriteFile(sweepFile, []byte("experiment = \"checkerboard-small\"\n[set]\niterations = 400\n[grid]\nseed = [1]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// start starts the sweep into out as a subprocess and returns it
+	// once its training holds the run's folder and has checkpointed,
+	// with the training's process id.
+	start := func(t *testing.T, out string) (*exec.Cmd, int, string) {
+		cmd := asCommand("sweep", "-config", sweepFile, "-out", out, "-jobs", "1", "-dlca", dlcaPath)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		run := filepath.Join(out, "runs")
+		var dir string
+		var pid int
+		waitFor(t, 60*time.Second, "a training holding its folder, with a checkpoint", func() bool {
+			entries, _ := os.ReadDir(run)
+			if len(entries) == 0 {
+				return false
+			}
+			dir = filepath.Join(run, entries[0].Name())
+			var running bool
+			pid, running = runctl.Holder(dir)
+			_, err := os.Stat(filepath.Join(dir, "checkpoint.json"))
+			return running && err == nil
+		})
+		return cmd, pid, dir
+	}
+	t.Run("the training killed", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "sweep")
+		sw, pid, dir := start(t, out)
+		syscall.Kill(pid, syscall.SIGKILL)
+		sw.Wait()
+		if sw.ProcessState.ExitCode() == 0 {
+			t.Fatal("the sweep whose training was killed exited 0")
+		}
+		code, _, stderr := runCmd("sweep", "-config", sweepFile, "-out", out, "-jobs", "1", "-dlca", dlcaPath)
+		if code != 0 || !strings.Contains(stderr, "resuming") {
+			t.Fatalf("the sweep run again: exit %d, %s; want 0, resuming the run", code, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "run.json")); err != nil {
+			t.Errorf("the run did not finish: %v", err)
+		}
+	})
+	t.Run("the sweep killed", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "sweep")
+		sw, pid, dir := start(t, out)
+		sw.Process.Kill() // kill -9 of the sweep alone: its training is orphaned
+		sw.Wait()
+		code, _, stderr := runCmd("sweep", "-config", sweepFile, "-out", out, "-jobs", "1", "-dlca", dlcaPath)
+		if code != 0 || !strings.Contains(stderr, fmt.Sprintf("still trained by process %d", pid)) || !strings.Contains(stderr, "finished (by the earlier sweep's training)") {
+			t.Fatalf("the sweep run again: exit %d, %s; want 0, waiting for process %d which finishes the run", code, stderr, pid)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "run.json")); err != nil {
+			t.Errorf("the run did not finish: %v", err)
+		}
+	})
 }
