@@ -158,6 +158,7 @@ func (o *LongRun) Start(eng bptt.Engine, run *bptt.Run, from *bptt.Checkpoint, w
 	if err := o.refuseExisting(path, from); err != nil {
 		return nil, err
 	}
+	ignoreBrokenPipe() // a training outlives whoever reads its output (a killed sweep)
 	if _, ok := eng.(bptt.Resumable); !ok && from == nil {
 		fmt.Fprintln(warn, "warning: this engine cannot save checkpoints; training without them")
 		o.release = unlock
@@ -173,7 +174,6 @@ func (o *LongRun) Start(eng bptt.Engine, run *bptt.Run, from *bptt.Checkpoint, w
 		return nil, err
 	}
 	k.Settings = o.settings()
-	ignoreBrokenPipe() // a training outlives whoever reads its output
 	k.Report = func(path string, it int, err error) {
 		// A failed save at the last iteration is Finished's error.
 		if err != nil && it < run.Iterations {
