@@ -176,15 +176,32 @@ func SuggestRecompute(steps int) int {
 // the smallest (the shortest of equals), and that estimate; 0 when the
 // rollout is too short to recompute. Every length costs the same second
 // forward pass, so the leanest is the one to suggest.
+//
+// NOTE: the estimate is k x step + (ceil(steps/k) + 1) x state plus
+// constants, smallest near k = sqrt(steps x state / step); only lengths
+// within leanWindow of that (and 1) are tried, so that a run of 10^12
+// steps is answered at once instead of after hours (every length is tried
+// up to 2 x leanWindow steps).
 func (m MemoryEstimate) leanest(steps int) (int, MemoryEstimate) {
 	best, at := MemoryEstimate{}, 0
-	for k := 1; k < steps; k++ {
-		if r := m.kept(steps, k); at == 0 || r.Total < best.Total {
+	try := func(k int) {
+		if r := m.kept(steps, k); at == 0 || r.Total < best.Total || r.Total == best.Total && k < at {
 			best, at = r, k
 		}
 	}
+	if steps < 2 {
+		return 0, best
+	}
+	try(1)
+	centre := int(math.Sqrt(float64(steps) * float64(max(m.StateBytes, 1)) / float64(max(m.StepBytes, 1))))
+	for k := max(2, centre-leanWindow); k < steps && k <= centre+leanWindow; k++ {
+		try(k)
+	}
 	return at, best
 }
+
+// leanWindow is how far from the analytic optimum leanest looks.
+const leanWindow = 4096
 
 // String describes the estimate in one line.
 func (m MemoryEstimate) String() string {

@@ -3,6 +3,7 @@ package circuit
 import (
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 )
 
@@ -47,7 +48,7 @@ func WriteVerilogTestbench(w io.Writer, nl *Netlist, o Options, init *Grid, step
 	e.printf("    init = %s;\n", verilogHex(init))
 	sim := NewSim(nl, o.Boundary, 1)
 	cur, next := init.Clone(), NewGrid(init.H, init.W, c)
-	for step := 1; step <= steps; step++ {
+	for step := 1; step <= steps && e.err == nil; step++ { // a failed write (or a writer that stops) ends the loop
 		sim.Step(next, cur)
 		cur, next = next, cur
 		e.printf("    expected[%d] = %s;\n", step, verilogHex(cur))
@@ -65,6 +66,22 @@ func WriteVerilogTestbench(w io.Writer, nl *Netlist, o Options, init *Grid, step
 	e.printf("    else $display(\"FAIL: %s_grid differs from the simulator in %%0d of %%0d steps\", failed, STEPS);\n", name)
 	e.printf("    $finish;\n  end\nendmodule\n")
 	return e.err
+}
+
+// VerilogTestbenchSize returns, within a few bytes, the size of the
+// testbench WriteVerilogTestbench writes for a grid of h x w cells of c
+// channels and steps steps (a name of nameLen bytes): one literal of the
+// grid's bits a step, so that a command can refuse a testbench larger than
+// the disk before writing it. It saturates at the largest int64.
+func VerilogTestbenchSize(h, w, c, steps, nameLen int) int64 {
+	bits := float64(h) * float64(w) * float64(c)
+	literal := float64(len(fmt.Sprint(int64(bits)))) + 2 + math.Ceil(bits/4) // BITS'hHEX
+	perStep := float64(len("    expected[] = ;\n")) + float64(len(fmt.Sprint(steps))) + literal
+	total := 2000 + 12*float64(nameLen) + literal + float64(steps)*perStep
+	if total >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(total)
 }
 
 // verilogHex writes the grid's cells as one Verilog hexadecimal literal,

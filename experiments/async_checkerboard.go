@@ -36,7 +36,7 @@ func init() {
 func eitherPhase(cs ...Check) []Check {
 	out := make([]Check, len(cs))
 	for i, c := range cs {
-		out[i] = Check{Name: c.Name, Description: c.Description + " (either phase)", Run: func(e *Experiment, m *dlca.Model) CheckResult {
+		out[i] = Check{Name: c.Name, Description: c.Description + " (either phase)", Side: c.Side, Steps: c.Steps, Frames: c.Frames, Runs: 2 * max(c.Runs, 1), Run: func(e *Experiment, m *dlca.Model) CheckResult {
 			r := c.Run(e, m)
 			inv := *e
 			inv.Target = func(h, w int) []float32 {
@@ -62,10 +62,10 @@ func eitherPhase(cs ...Check) []Check {
 func AsyncCheck(size, steps int) Check {
 	name := "async-run"
 	desc := fmt.Sprintf("%dx%d grid, %d asynchronous steps (fire rate 0.6)", size, size, steps)
-	return Check{Name: name, Description: desc, Run: func(e *Experiment, m *dlca.Model) CheckResult {
+	return Check{Name: name, Description: desc, Side: size, Steps: steps, Frames: keptFrames(steps), Run: func(e *Experiment, m *dlca.Model) CheckResult {
 		async := *e
 		async.Async = true
-		frames := Rollout(&async, m, size, steps, 0, 0)
+		frames, _ := checkRollout(&async, m, size, steps, 0, 0)
 		wrong := WrongCells(e, &frames[len(frames)-1], 0)
 		return CheckResult{Name: name, Passed: wrong == 0, Wrong: wrong, Frames: frames, Detail: fmt.Sprintf("%s: %d wrong cells", desc, wrong)}
 	}}

@@ -33,8 +33,11 @@ const robustnessFrameEvery = 40
 func robustnessCheck(size, steps, square, allow int) Check {
 	name := "robustness"
 	desc := fmt.Sprintf("%dx%d, %d asynchronous steps, a square of up to %dx%d (corner uniform on the grid, clipped at the edge) zeroed every step", size, size, steps, square, square)
-	return Check{Name: name, Description: desc, Run: func(e *Experiment, m *dlca.Model) CheckResult {
+	return Check{Name: name, Description: desc, Side: size, Steps: steps, Frames: steps/robustnessFrameEvery + 1, Run: func(e *Experiment, m *dlca.Model) CheckResult {
 		curve, frames := RobustnessRun(e, m, size, steps, square)
+		if len(curve) == 0 { // stopped before its first step
+			curve = []float64{0}
+		}
 		all, half := mean(curve), mean(curve[len(curve)/2:])
 		limit := float64(allow)
 		bar := fmt.Sprintf("allowed %d", allow)
@@ -75,6 +78,9 @@ func RobustnessRun(e *Experiment, m *dlca.Model, size, steps, square int) ([]flo
 	circ := m.Circuit()
 	cur, next := init.Clone(), init.Clone()
 	for t := 1; t <= steps; t++ {
+		if e.Stop != nil && e.Stop() {
+			break
+		}
 		fire, y0, x0 := draw(cur.Cells())
 		circ.Step(next, cur, fire)
 		cur, next = next, cur

@@ -2,9 +2,12 @@ package experiments
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 )
 
@@ -19,6 +22,31 @@ const checkSeed = 1
 // is zeroed (every channel) in the initial state and after every step up to
 // damageUntil. It returns every state, the initial one first.
 func Rollout(e *Experiment, m *dlca.Model, size, steps, hole, damageUntil int) []dlca.Bits {
+	frames, _ := rollout(e, m, size, steps, hole, damageUntil, 1)
+	return frames
+}
+
+// MaxCheckFrames bounds the states a check keeps for its animation: a
+// longer rollout keeps every stride-th state (CheckStride) and its last,
+// so that a check's memory does not grow with its steps.
+const MaxCheckFrames = 512
+
+// CheckStride is the stride between the kept states of a check's rollout
+// of steps steps: 1 (every state) up to MaxCheckFrames states.
+func CheckStride(steps int) int {
+	return max(1, (steps+MaxCheckFrames-1)/MaxCheckFrames)
+}
+
+// checkRollout is Rollout keeping the states a check's animation shows
+// (every CheckStride-th and the last) and, in at, the states at the steps
+// named in want.
+func checkRollout(e *Experiment, m *dlca.Model, size, steps, hole, damageUntil int, want ...int) (frames []dlca.Bits, at map[int]*dlca.Bits) {
+	return rollout(e, m, size, steps, hole, damageUntil, CheckStride(steps), want...)
+}
+
+// rollout runs Rollout's rollout, keeping every stride-th state and the
+// last as frames, and the states at the steps in want in at.
+func rollout(e *Experiment, m *dlca.Model, size, steps, hole, damageUntil, stride int, want ...int) (frames []dlca.Bits, at map[int]*dlca.Bits) {
 	c := m.Config.Channels
 	init := dlca.BitsOf(autograd.New(e.checkInit(size, c), 1, size, size, c))
 	damage := func(s *dlca.Bits) {
@@ -34,14 +62,47 @@ func Rollout(e *Experiment, m *dlca.Model, size, steps, hole, damageUntil int) [
 	if hole > 0 && damageUntil > 0 {
 		damage(init)
 	}
-	frames := []dlca.Bits{*init.Clone()}
-	m.Circuit().Rollout(init, steps, dlca.HardOptions{Async: e.Async, Seed: e.checkFireSeed(), After: func(t int, s *dlca.Bits) {
+	at = map[int]*dlca.Bits{}
+	keep := func(t int, s *dlca.Bits) {
+		if t%stride == 0 || t == steps {
+			frames = append(frames, *s.Clone())
+		}
+		if slices.Contains(want, t) {
+			at[t] = s.Clone()
+		}
+	}
+	keep(0, init)
+	m.Circuit().Rollout(init, steps, dlca.HardOptions{Async: e.Async, Seed: e.checkFireSeed(), Stop: e.Stop, After: func(t int, s *dlca.Bits) {
 		if hole > 0 && t <= damageUntil {
 			damage(s)
 		}
-		frames = append(frames, *s.Clone())
+		keep(t, s)
 	}})
-	return frames
+	if len(at) < len(want) { // stopped early: the states a check reads exist
+		for _, t := range want {
+			if at[t] == nil {
+				at[t] = frames[len(frames)-1].Clone()
+			}
+		}
+	}
+	return frames, at
+}
+
+// keptFrames is the number of states checkRollout keeps of a rollout of
+// steps steps.
+func keptFrames(steps int) int {
+	return steps/CheckStride(steps) + 2
+}
+
+// CheckMemory estimates the memory a check adds to its process (before
+// bptt.WithOverhead): the states its rollout keeps, the current and next
+// states, the target of its grid as floats and a fire mask, and a curve's
+// value per step. A check that runs twice (either phase) is counted twice.
+func CheckMemory(c Check, channels, lossChannels int) int64 {
+	side := float64(c.Side)
+	state := side * float64((c.Side+63)/64*8) * float64(channels)
+	live := (float64(c.Frames)+3)*state + side*side*(4*float64(lossChannels)+1) + 8*float64(c.Steps)
+	return int64(min(live*float64(max(c.Runs, 1)), math.MaxInt64/4))
 }
 
 // WrongCells counts the cells of s whose loss channels differ from e's
@@ -107,8 +168,8 @@ func nearestWrong(e *Experiment, s *dlca.Bits, hole int) int {
 // hole or damageUntil is 0), and counts the wrong cells at the end outside
 // the centre skip x skip square.
 func damageCheck(name, desc string, size, steps, hole, damageUntil, skip int) Check {
-	return Check{Name: name, Description: desc, Run: func(e *Experiment, m *dlca.Model) CheckResult {
-		frames := Rollout(e, m, size, steps, hole, damageUntil)
+	return Check{Name: name, Description: desc, Side: size, Steps: steps, Frames: keptFrames(steps), Run: func(e *Experiment, m *dlca.Model) CheckResult {
+		frames, _ := checkRollout(e, m, size, steps, hole, damageUntil)
 		final := &frames[len(frames)-1]
 		wrong := WrongCells(e, final, skip)
 		detail := fmt.Sprintf("%s: %d wrong cells", desc, wrong)
@@ -134,17 +195,17 @@ func generaliseCheck(size, steps int) Check {
 func faultCheck(size, steps, hole, allow int) Check {
 	name := "fault-tolerance"
 	desc := fmt.Sprintf("%dx%d, centre %dx%d zeroed every step (cells outside it)", size, size, hole, hole)
-	return Check{Name: name, Description: desc, Run: func(e *Experiment, m *dlca.Model) CheckResult {
-		frames := Rollout(e, m, size, 2*steps, hole, 2*steps)
-		wrong := WrongCells(e, &frames[steps], hole)
-		later := WrongCells(e, &frames[2*steps], hole)
+	return Check{Name: name, Description: desc, Side: size, Steps: 2 * steps, Frames: keptFrames(2*steps) + 1, Run: func(e *Experiment, m *dlca.Model) CheckResult {
+		frames, at := checkRollout(e, m, size, 2*steps, hole, 2*steps, steps)
+		wrong := WrongCells(e, at[steps], hole)
+		later := WrongCells(e, &frames[len(frames)-1], hole)
 		detail := fmt.Sprintf("%s: %d wrong cells after %d steps (allowed %d", desc, wrong, steps, allow)
 		if allow > 0 {
 			detail += ", the paper's run"
 		}
 		detail += ")"
 		if wrong > 0 {
-			detail += fmt.Sprintf(", the nearest %d cells from the hole", nearestWrong(e, &frames[steps], hole))
+			detail += fmt.Sprintf(", the nearest %d cells from the hole", nearestWrong(e, at[steps], hole))
 		}
 		detail += fmt.Sprintf(faultLaterFormat, later, 2*steps)
 		return CheckResult{Name: name, Passed: wrong <= allow, Wrong: wrong, Frames: frames, Detail: detail}
@@ -173,6 +234,19 @@ func FaultLater(r CheckResult) (wrong, steps int, ok bool) {
 func healCheck(size, steps, hole, healAfter int) Check {
 	desc := fmt.Sprintf("%dx%d, %d steps, centre %dx%d zeroed during the first %d", size, size, steps, hole, hole, healAfter)
 	return damageCheck("self-healing", desc, size, steps, hole, healAfter, 0)
+}
+
+// LargestCheck returns the check of e that needs the most memory (they
+// run one after another) and its estimate (bptt.WithOverhead of
+// CheckMemory), for a model of e's channels; ok is false when e has no
+// checks.
+func (e *Experiment) LargestCheck() (c Check, need int64, ok bool) {
+	for _, k := range e.Checks {
+		if n := bptt.WithOverhead(CheckMemory(k, e.Model.Channels, len(e.LossChannels))); !ok || n > need {
+			c, need, ok = k, n, true
+		}
+	}
+	return c, need, ok
 }
 
 // RunChecks runs every check of e on m.

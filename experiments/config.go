@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -16,6 +16,7 @@ import (
 	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/internal/jsonfile"
+	"github.com/dlca/dlca/internal/safefile"
 	"github.com/dlca/dlca/internal/tomlerr"
 )
 
@@ -141,13 +142,18 @@ func Defaults() Config {
 	}
 }
 
+// MaxFileBytes bounds an experiment file (and a sweep file): the largest
+// built-in experiment is a few kilobytes, so a file over 1 MiB is a
+// mistaken path (-config /dev/zero), refused before it is read whole.
+const MaxFileBytes = 1 << 20
+
 // Load reads an experiment file. Settings it leaves out take their
 // Defaults; Name defaults to the file's name without its extension.
 // Relative paths in it are taken from the file's folder and made absolute.
 // Unknown keys and values of the wrong type are errors naming the key and
 // its line. Load does not check the combination: Resolve does.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadLimited(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the experiment file: %w", err)
 	}
@@ -238,6 +244,10 @@ func (c *Config) Set(key, value string) error {
 	doc := key + " = " + value
 	var probe map[string]any
 	if err := toml.Unmarshal([]byte(doc), &probe); err != nil {
+		if wholeNumber.MatchString(strings.TrimSpace(value)) {
+			// Digits that TOML refuses are out of its range, not a string.
+			return fmt.Errorf("-set %s=%s: out of range: a whole number must lie within ±%d", key, value, int64(math.MaxInt64))
+		}
 		doc = key + " = " + quote(value)
 	}
 	if err := decode([]byte(doc), c, source); err != nil {
@@ -257,6 +267,10 @@ func (c *Config) Set(key, value string) error {
 	c.absPaths(".")
 	return nil
 }
+
+// wholeNumber matches what a user types as a whole number (digits, an
+// optional sign, TOML's underscores between digits).
+var wholeNumber = regexp.MustCompile(`^[+-]?[0-9][0-9_]*$`)
 
 // quote returns s as a TOML basic string.
 func quote(s string) string {

@@ -46,6 +46,10 @@ type Experiment struct {
 	TargetOf func(init []float32, h, w, c int) []float32
 	// Checks run on a trained model (see Check).
 	Checks []Check
+	// Stop, when not nil, is asked before every step of a check's rollout:
+	// when it returns true the check ends early (its result is to be
+	// dropped), so that a long check can be interrupted.
+	Stop func() bool
 	// Config is the configuration the experiment was resolved from, the
 	// record of the run (WriteTOML prints it as an experiment file).
 	Config *Config
@@ -56,6 +60,10 @@ type Check struct {
 	Name        string
 	Description string
 	Run         func(e *Experiment, m *dlca.Model) CheckResult
+	// Side, Steps and Frames size the check for CheckMemory: its grid's
+	// side, its rollout's steps and the states it keeps at most; Runs is
+	// how many times it runs one after the other (0 counts as 1).
+	Side, Steps, Frames, Runs int
 }
 
 // CheckResult is a check's outcome. Frames, when not nil, is the hard

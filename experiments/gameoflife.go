@@ -71,8 +71,9 @@ func lifeTarget(init []float32, h, w, c int) []float32 {
 // checkAllNeighbourhoods (every 3x3 neighbourhood) they are its checks.
 func lifeGridCheck(size, steps int) Check {
 	return Check{Name: "life-grid", Description: fmt.Sprintf("%dx%d periodic grid, %d steps from random cells, every step", size, size, steps),
+		Side: size, Frames: lifeFrames + 2 + 2*8, // and two boards of a byte a cell, eight one-channel states each
 		Run: func(e *Experiment, m *dlca.Model) CheckResult {
-			return checkLifeGrid(m, size, steps, e.lifeGridInit(size))
+			return checkLifeGrid(m, size, steps, e.lifeGridInit(size), e.Stop)
 		}}
 }
 
@@ -127,12 +128,12 @@ const lifeFrames = 20
 // grid of cells cells (size x size, row-major). Wrong is the largest number
 // of cells that differ after any step; the detail also names the first step
 // at which they differed. The first lifeFrames states are kept as frames.
-func checkLifeGrid(m *dlca.Model, size, steps int, cells []float32) CheckResult {
+func checkLifeGrid(m *dlca.Model, size, steps int, cells []float32, stop func() bool) CheckResult {
 	init := dlca.BitsOf(autograd.New(cells, 1, size, size, 1))
 	ref := board(init, 0)
 	frames := []dlca.Bits{*init.Clone()}
 	firstBad, worst := 0, 0
-	m.Circuit().Rollout(init, steps, dlca.HardOptions{After: func(t int, s *dlca.Bits) {
+	m.Circuit().Rollout(init, steps, dlca.HardOptions{Stop: stop, After: func(t int, s *dlca.Bits) {
 		ref = LifeStep(ref, size, size)
 		wrong := 0
 		for i, v := range board(s, 0) {

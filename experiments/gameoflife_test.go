@@ -151,7 +151,7 @@ func TestGameOfLifeLearnsLife(t *testing.T) {
 	if learnt == nil {
 		t.Fatalf("after %d iterations the circuit is still wrong on some neighbourhoods (hard loss %v)", last.Iteration, last.HardLoss)
 	}
-	if r := checkLifeGrid(learnt, 64, 100, e.lifeGridInit(64)); !r.Passed {
+	if r := checkLifeGrid(learnt, 64, 100, e.lifeGridInit(64), nil); !r.Passed {
 		t.Fatalf("right on the 512 neighbourhoods but not on a grid: %s", r.Detail)
 	}
 	t.Logf("Life learnt at iteration %d, %d active gates (paper: 336)", last.Iteration, last.ActiveGates)

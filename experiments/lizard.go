@@ -50,8 +50,8 @@ func CentreSeed(_ *rand.Rand, h, w, c int) []float32 {
 func growCheck(size, steps int) Check {
 	name := "grow"
 	desc := fmt.Sprintf("%dx%d grid, %d steps from the initial state", size, size, steps)
-	return Check{Name: name, Description: desc, Run: func(e *Experiment, m *dlca.Model) CheckResult {
-		frames := Rollout(e, m, size, steps, 0, 0)
+	return Check{Name: name, Description: desc, Side: size, Steps: steps, Frames: keptFrames(steps), Run: func(e *Experiment, m *dlca.Model) CheckResult {
+		frames, _ := checkRollout(e, m, size, steps, 0, 0)
 		last := &frames[len(frames)-1]
 		wrong := WrongCells(e, last, 0)
 		detail := fmt.Sprintf("%s: %d wrong cells", desc, wrong)

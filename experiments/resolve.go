@@ -141,22 +141,27 @@ func (c *Config) checkTraining(p *problems) {
 	if c.Colour && c.Channels < 3 {
 		p.add("colour", "needs at least 3 channels (red, green, blue), not %d", c.Channels)
 	}
-	if !(c.LR > 0) {
-		p.add("lr", "%v: must be positive (the paper uses 0.05)", c.LR)
+	// Every number is finite: an infinity trains into a model no file can
+	// hold (JSON has no Inf), so the run could never write its outputs.
+	if !(c.LR > 0 && c.LR <= maxLR) {
+		p.add("lr", "%v: must be positive and at most %v (the paper uses 0.05)", c.LR, maxLR)
 	}
 	for i, b := range c.Betas {
 		if !(b >= 0 && b < 1) {
 			p.add("betas", "beta%d %v: must be in [0, 1) (the paper's are [0.9, 0.99])", i+1, b)
 		}
 	}
-	if !(c.Eps >= 0) {
-		p.add("eps", "%v: must not be negative (the paper uses 1e-8)", c.Eps)
+	if !(c.Eps >= 0) || math.IsInf(c.Eps, 1) {
+		p.add("eps", "%v: must be finite, not negative (the paper uses 1e-8)", c.Eps)
 	}
-	if !(c.WeightDecay >= 0) {
-		p.add("weight_decay", "%v: must not be negative (the paper uses 0.01)", c.WeightDecay)
+	switch {
+	case !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 1):
+		p.add("weight_decay", "%v: must be finite, not negative (the paper uses 0.01)", c.WeightDecay)
+	case c.LR > 0 && c.LR <= maxLR && c.LR*c.WeightDecay >= 1:
+		p.add("weight_decay", "%v: with lr %v the decay step (each logit times 1 - lr x weight_decay) would flip or zero the logits; lr x weight_decay must be below 1 (the paper's: 0.05 x 0.01)", c.WeightDecay, c.LR)
 	}
-	if !(c.Clip > 0) {
-		p.add("clip", "%v: must be positive (the paper uses 100)", c.Clip)
+	if !(c.Clip > 0) || math.IsInf(c.Clip, 1) {
+		p.add("clip", "%v: must be positive and finite (the paper uses 100)", c.Clip)
 	}
 	switch {
 	case c.StraightThroughFrom < 0:
@@ -165,8 +170,8 @@ func (c *Config) checkTraining(p *problems) {
 		p.add("straight_through_from", "iteration %d is after the last (%d): the run would never train straight-through", c.StraightThroughFrom, c.Iterations)
 	}
 	switch {
-	case !(c.StatePenalty >= 0) || math.IsInf(c.StatePenalty, 0):
-		p.add("state_penalty", "%v: must be a finite weight, not negative (0, the paper's method, adds no penalty; 0.01 closed the coloured G's gap in docs/experiments.md)", c.StatePenalty)
+	case !(c.StatePenalty >= 0) || c.StatePenalty > maxStatePenalty:
+		p.add("state_penalty", "%v: must be a finite weight of 0 to %v, not negative (0, the paper's method, adds no penalty; 0.01 closed the coloured G's gap in docs/experiments.md)", c.StatePenalty, maxStatePenalty)
 	case c.StatePenaltyFrom < 0:
 		p.add("state_penalty_from", "%d: must not be negative (0 or 1 adds the penalty from the first iteration)", c.StatePenaltyFrom)
 	case c.StatePenaltyFrom > 0 && c.StatePenalty == 0:
@@ -316,7 +321,9 @@ func (c *Config) picture(p *problems, table string, pic Picture, channels int) *
 		p.add(table, "threshold, channel and palette are for PNG pictures; a .npy file holds the bits themselves")
 		return nil
 	}
-	spec := state.Spec{Channels: channels, Threshold: pic.Threshold, Channel: pic.Channel}
+	// MaxSide refuses a huge picture by its header, before it is decoded
+	// (one larger than the grid is refused after, by fits).
+	spec := state.Spec{Channels: channels, Threshold: pic.Threshold, Channel: pic.Channel, MaxSide: state.LargestSide}
 	if spec.Threshold == 0 {
 		spec.Threshold = state.DefaultThreshold
 	}
@@ -338,6 +345,14 @@ func (c *Config) picture(p *problems, table string, pic Picture, channels int) *
 	}
 	return g
 }
+
+// maxLR is the largest learning rate a configuration may give, the one a
+// checkpoint's optimiser state may hold (bptt refuses more on load).
+const maxLR = 1000
+
+// maxStatePenalty bounds state_penalty: far larger weights make every
+// gradient overflow to NaN at the first iteration.
+const maxStatePenalty = 1e6
 
 // paletteText writes a file's palette table in the text form that
 // state.ParsePalette reads (and dlca eval's -palette takes): #rrggbb=BITS,...

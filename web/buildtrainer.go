@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // trainerPackage is the trainer's import path, built by BuildTrainer.
@@ -49,8 +50,17 @@ func BuildTrainer(ctx context.Context) (*Trainer, error) {
 	defer os.RemoveAll(dir)
 	wasmPath := filepath.Join(dir, "trainer.wasm")
 	cmd := exec.CommandContext(ctx, gobin, "build", "-trimpath", "-o", wasmPath, trainerPackage)
-	cmd.Env = wasmEnv
+	// The go command's work folder goes into dir too (GOTMPDIR), so that
+	// removing dir leaves nothing in TMPDIR whatever happens to the build;
+	// when ctx is done the build is interrupted as Ctrl-C would, so that
+	// it cleans up, and killed only if it has not ended a while later.
+	cmd.Env = append(wasmEnv, "GOTMPDIR="+dir)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
 	if msg, err := cmd.CombinedOutput(); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("web: building the trainer for WebAssembly: %w", ctx.Err())
+		}
 		return nil, fmt.Errorf("web: building the trainer for WebAssembly: %v\n%s", err, msg)
 	}
 	wasm, err := os.ReadFile(wasmPath)

@@ -123,8 +123,11 @@ func bench(o options, stdout, stderr io.Writer) error {
 	for _, name := range names {
 		ms, err := timeEngine(name, setup, e, o, stdout)
 		if err != nil {
-			failed = append(failed, name)
-			results[name] = "failed: " + err.Error()
+			// The GPU's messages suggest dlca train's -device cpu; here
+			// the CPU is timed by -engines cpu.
+			msg := strings.ReplaceAll(err.Error(), "train with -device cpu", "time the CPU engine alone with -engines cpu")
+			failed = append(failed, name+": "+msg)
+			results[name] = "failed: " + msg
 			continue
 		}
 		results[name] = fmt.Sprintf("%.1f", ms)
@@ -134,7 +137,7 @@ func bench(o options, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%-6s %s\n", name, results[name])
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("engine(s) %s failed", strings.Join(failed, ", "))
+		return fmt.Errorf("engine(s) failed: %s", strings.Join(failed, "; "))
 	}
 	return benchOps(ops, o.engines, o, stdout)
 }

@@ -124,3 +124,21 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchWithoutAnAdapter: -engines gpu where no adapter is found (the
+// Vulkan loader pointed at no driver) exits 1 with a last line that says
+// no adapter and names a flag dlca-bench has; before, it said only
+// "engine(s) gpu failed".
+func TestBenchWithoutAnAdapter(t *testing.T) {
+	t.Setenv("VK_ICD_FILENAMES", "/nonexistent/no-driver.json")
+	t.Setenv("VK_DRIVER_FILES", "/nonexistent/no-driver.json")
+	if d, err := gpu.Open(); err == nil {
+		d.Close()
+		t.Skip("an adapter is found without a Vulkan driver (another backend): nothing to test here")
+	}
+	var out, errs strings.Builder
+	code := run([]string{"-height", "4", "-width", "4", "-steps", "2", "-iterations", "1", "-warmup", "0", "-engines", "gpu"}, &out, &errs)
+	if code != 1 || !strings.Contains(errs.String(), "no WebGPU adapter found") || !strings.Contains(errs.String(), "-engines cpu") || strings.Contains(errs.String(), "-device") {
+		t.Fatalf("exit %d, stderr %q; want 1, no adapter, and -engines cpu (not -device)", code, errs.String())
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
 )
@@ -18,6 +19,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	model := fs.String("model", "", "model file (required)")
 	name := fs.String("experiment", "", "experiment whose checks to run, built-in or an experiment file (default: the experiment the model records, else checkerboard)")
 	gifs := fs.String("gifs", "", "directory to write one animation per check into (NAME.gif, and its last frame as NAME-final.png)")
+	maxMemory := fs.String("max-memory", "", "refuse to run a check whose estimated memory exceeds this (e.g. 2GiB; default: the available memory, or the room under the container's limit if less)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -29,6 +31,10 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if err := checkChecksMemory(e, *maxMemory, "the experiment's"); err != nil {
+		return err
+	}
+	e.Stop = func() bool { return ctx.Err() != nil }
 	if *gifs != "" {
 		for _, c := range e.Checks {
 			for _, out := range []string{checkGIF(*gifs, c.Name), finalPNG(checkGIF(*gifs, c.Name))} {
@@ -44,6 +50,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		c := check.Run(e, m)
+		if err := interrupted(ctx); err != nil { // the check stopped early: no result
+			return err
+		}
 		fmt.Fprintf(stdout, "check %-16s %s  %s\n", c.Name, passFail(c.Passed), c.Detail)
 		if !c.Passed {
 			failed++
@@ -63,6 +72,24 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%d of %d checks failed", failed, len(e.Checks))
 	}
 	return nil
+}
+
+// checkChecksMemory refuses, before anything is allocated, an experiment
+// whose largest check (they run one after another) needs more memory than
+// maxMemory or what this process may take (bptt.Limit); where says where
+// the checks are set, for the message.
+func checkChecksMemory(e *experiments.Experiment, maxMemory, where string) error {
+	c, need, ok := e.LargestCheck()
+	if !ok {
+		return nil
+	}
+	bptt.SetGC() // the setting the estimate counts on
+	limit, source, err := bptt.Limit(maxMemory)
+	if err != nil || limit == 0 || need <= limit {
+		return err // limit 0: nothing to compare with (not Linux)
+	}
+	return fmt.Errorf("check %s (%s) needs about %s but %s is %s: make the check's grid smaller (%s size; a check keeps at most %d of its states, so its steps cost little), free some memory, or raise -max-memory if the limit is wrong",
+		c.Name, c.Description, bptt.FormatBytes(need), source, bptt.FormatBytes(limit), where, experiments.MaxCheckFrames)
 }
 
 // checkGIF is the path of check name's animation in directory dir.

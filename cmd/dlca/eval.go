@@ -49,6 +49,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	case *steps < 0:
 		return fmt.Errorf("-steps %d: must not be negative", *steps)
+	case !(*threshold >= 0 && *threshold <= 1):
+		return fmt.Errorf("-threshold %v: a grey level must be in [0, 1] (0 black, 1 white; the default is %v)", *threshold, state.DefaultThreshold)
 	case (flagSet(fs, "threshold") || *palette != "") && !strings.EqualFold(filepath.Ext(*initPath), ".png"):
 		return fmt.Errorf("-threshold and -palette say how to read a PNG -init; there is no PNG -init")
 	case toStdout(*gif, *states, *png) > 1:
@@ -85,6 +87,13 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *initPath != "" {
 		if g, init, err = loadInit(*initPath, g, c, isSoft, *threshold, *palette); err != nil {
 			return err
+		}
+	}
+	if *states != "" {
+		// The file holds every state: refused before the rollout if the
+		// disk cannot hold it (the size also bounds -steps).
+		if err := checkOutputSize("-states", *states, statesBytes(isSoft, *steps, g.batch, g.h, g.w, c), ""); err != nil {
+			return fmt.Errorf("%w (-steps %d)", err, *steps)
 		}
 	}
 	o := paintOptions(e, max(1, 256/max(g.h, g.w)))

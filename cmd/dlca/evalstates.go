@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 
 	"github.com/dlca/dlca/autograd"
@@ -12,7 +13,7 @@ import (
 )
 
 // maxSide bounds eval's grid: 4096 cells a side.
-const maxSide = 4096
+const maxSide = state.LargestSide
 
 // grid is the size of eval's grid and how the command line gave it.
 type grid struct {
@@ -136,11 +137,12 @@ func statesShape(steps, batch, h, w, c int) []int {
 
 // statesBytes is the size of the data of an -states file.
 func statesBytes(soft bool, steps, batch, h, w, c int) int64 {
-	n := int64(steps+1) * int64(max(batch, 1)) * int64(h) * int64(w) * int64(c)
+	// In float64, so that absurd steps saturate instead of wrapping.
+	n := (float64(steps) + 1) * float64(max(batch, 1)) * float64(h) * float64(w) * float64(c)
 	if soft {
-		return 4 * n
+		n *= 4
 	}
-	return n
+	return int64(min(n, math.MaxInt64/2))
 }
 
 // hard writes every board of a hard state, a row at a time.

@@ -40,6 +40,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	header := fs.String("header", "", "with -format c: the header file to write (default: -o with .c replaced by .h; none when -o is -)")
 	testbench := fs.String("testbench", "", "with -format verilog: also write a Verilog testbench to this file that runs the grid module for -steps steps and checks each state against the simulator (iverilog -o sim RULE.v TESTBENCH.v && vvp -n sim)")
 	steps := fs.Int("steps", 20, "with -testbench: the synchronous steps it runs and checks")
+	maxOutput := fs.String("max-output", "", "with -testbench: refuse a testbench larger than this (e.g. 100MB; it holds one state a step; default: the free space on its disk)")
 	keep := fs.String("keep", "", "comma-separated channels to keep, such as 0: every channel that never influences them is frozen (keeps its value; no gates), so the circuit is what they need (default: all channels)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -127,6 +128,10 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	opts := circuit.Options{Name: *name, Height: m.Config.Height, Width: m.Config.Width, Boundary: m.Config.Boundary}
 	var bench *testbenchStart
 	if *testbench != "" {
+		need := circuit.VerilogTestbenchSize(opts.Height, opts.Width, nl.Channels(), *steps, len(*name))
+		if err := checkOutputSize("-testbench", *testbench, need, *maxOutput); err != nil {
+			return err
+		}
 		if bench, err = newTestbenchStart(m, *model, *experiment, *seed); err != nil {
 			return err
 		}

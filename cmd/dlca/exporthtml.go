@@ -62,6 +62,9 @@ func exportTrainPage(ctx context.Context, experiment, config string, iterations 
 	info := infoWriter(out, stdout, stderr)
 	fmt.Fprintln(info, "building the WebAssembly trainer (GOOS=js GOARCH=wasm go build)...")
 	if page.Trainer, err = web.BuildTrainer(ctx); err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted // the build stopped and its folder removed
+		}
 		return err
 	}
 	if err := writeOutput(ctx, out, func(w io.Writer) error { return web.WriteTrain(w, page) }); err != nil {

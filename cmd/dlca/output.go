@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
+	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/internal/safefile"
 )
 
@@ -27,7 +29,7 @@ func interrupted(ctx context.Context) error {
 // is done by the time write returns.
 func writeOutput(ctx context.Context, path string, write func(io.Writer) error) error {
 	err := safefile.Write(path, func(w io.Writer) error {
-		if err := write(w); err != nil {
+		if err := write(stopWriter{ctx, w}); err != nil {
 			return err
 		}
 		return interrupted(ctx)
@@ -36,6 +38,44 @@ func writeOutput(ctx context.Context, path string, write func(io.Writer) error) 
 		return errInterrupted
 	}
 	return err
+}
+
+// stopWriter is a writer that fails with errInterrupted once ctx is done,
+// so that a long write (a testbench of millions of steps) stops at its
+// next line.
+type stopWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (s stopWriter) Write(p []byte) (int, error) {
+	if err := interrupted(s.ctx); err != nil {
+		return 0, err
+	}
+	return s.w.Write(p)
+}
+
+// checkOutputSize refuses, before anything is written, an output (given by
+// flag) of about need bytes larger than maxOutput (a size such as 1GiB, ""
+// for none, given by -max-output) or than the free space of the disk path
+// is on (where that can be told: not for standard output or a device).
+func checkOutputSize(flag, path string, need int64, maxOutput string) error {
+	if maxOutput != "" {
+		limit, err := bptt.ParseBytes(maxOutput)
+		if err != nil {
+			return fmt.Errorf("-max-output: %w", err)
+		}
+		if need > limit {
+			return fmt.Errorf("%s %s would be up to about %s but -max-output is %s: write fewer steps, or raise -max-output", flag, path, bptt.FormatBytes(need), bptt.FormatBytes(limit))
+		}
+	}
+	if safefile.IsStdout(path) {
+		return nil
+	}
+	if free, ok := freeDisk(filepath.Dir(path)); ok && need > free {
+		return fmt.Errorf("%s %s would be up to about %s but its disk has %s free: write fewer steps, or free some space", flag, path, bptt.FormatBytes(need), bptt.FormatBytes(free))
+	}
+	return nil
 }
 
 // notInput returns an error when the output path out, given by flag,

@@ -74,7 +74,17 @@ See docs/sweeps.md.
 	if err != nil {
 		return err
 	}
-	plan, err := f.Expand(resolveRun)
+	// Planning resolves every run (up to 100,000): Ctrl-C stops it
+	// between runs, before the plan is written.
+	plan, err := f.Expand(func(experiment, file string, set []sweep.Setting) (any, error) {
+		if err := interrupted(ctx); err != nil {
+			return nil, err
+		}
+		return resolveRun(experiment, file, set)
+	})
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
 	if err != nil {
 		return err
 	}

@@ -113,6 +113,9 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := long.Prepare(&setup, e.Run(), e.Model.Height, e.Model.Width); err != nil {
 		return err
 	}
+	if err := checkChecksMemory(e, long.MaxMemory, "-set checks"); err != nil {
+		return err
+	}
 	eng, chosen, err := selectEngine(long.Device, setup, stderr)
 	if err != nil {
 		return err
@@ -269,6 +272,9 @@ func trainConfig(fs *flag.FlagSet, long *runctl.LongRun, file string, sets []str
 	if given["iterations"] && long.Iterations > 0 {
 		cfg.Iterations = long.Iterations
 	}
+	if recorded != nil && given["rng"] && cfg.RNG != recorded.RNG {
+		return nil, fmt.Errorf("-rng %s contradicts checkpoint %s, whose run draws from the %s stream: leave -rng out to go on with it, or start a new run without -resume", fs.Lookup("rng").Value, long.Resume, streamName(recorded.RNG))
+	}
 	if recorded != nil {
 		if err := sameRun(cfg, recorded, long.Resume); err != nil {
 			return nil, err
@@ -324,17 +330,59 @@ func sameRun(cfg, recorded *experiments.Config, checkpoint string) error {
 	if err := r.WriteTOML(&b); err != nil {
 		return err
 	}
-	al, bl := strings.Split(a.String(), "\n"), strings.Split(b.String(), "\n")
-	for i := range min(len(al), len(bl)) {
-		if al[i] != bl[i] {
-			return fmt.Errorf("the experiment given (%s) differs from the run of checkpoint %s (%s): leave out -config, -experiment and -set to go on with the run as it was started, or start a new run without -resume",
-				strings.TrimSpace(al[i]), checkpoint, strings.TrimSpace(bl[i]))
+	// The settings (comments aside) each has that the other lacks: a
+	// setting one of them leaves out shifts the lines, so they are not
+	// compared in order.
+	al, bl := settingLines(a.String()), settingLines(b.String())
+	onlyGiven, onlyRun := minus(al, bl), minus(bl, al)
+	if len(onlyGiven) == 0 && len(onlyRun) == 0 {
+		return nil
+	}
+	describe := func(lines []string) string {
+		if len(lines) == 0 {
+			return "nothing there"
+		}
+		return strings.Join(lines, "; ")
+	}
+	return fmt.Errorf("the experiment given (%s) differs from the run of checkpoint %s (%s): leave out -config, -experiment, -set and -rng to go on with the run as it was started, or start a new run without -resume",
+		describe(onlyGiven), checkpoint, describe(onlyRun))
+}
+
+// streamName names a configuration's random stream ("" is pcg).
+func streamName(rng string) string {
+	if rng == "" {
+		return dlca.StreamPCG
+	}
+	return rng
+}
+
+// settingLines returns the lines of an experiment file that set
+// something: not comments, not blank.
+func settingLines(text string) []string {
+	var out []string
+	for line := range strings.Lines(text) {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			out = append(out, line)
 		}
 	}
-	if len(al) != len(bl) {
-		return fmt.Errorf("the experiment given differs from the run of checkpoint %s in its checks: leave out -config, -experiment and -set to go on with the run as it was started", checkpoint)
+	return out
+}
+
+// minus returns the lines of a that b lacks (as many times as a has more).
+func minus(a, b []string) []string {
+	count := map[string]int{}
+	for _, l := range b {
+		count[l]++
 	}
-	return nil
+	var out []string
+	for _, l := range a {
+		if count[l] > 0 {
+			count[l]--
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // runChecks runs the experiment's checks on m, returning early with ctx's
@@ -342,9 +390,14 @@ func sameRun(cfg, recorded *experiments.Config, checkpoint string) error {
 // still running is left to the exiting process.
 func runChecks(ctx context.Context, e *experiments.Experiment, m *dlca.Model) ([]experiments.CheckResult, error) {
 	done := make(chan []experiments.CheckResult, 1)
-	go func() { done <- experiments.RunChecks(e, m) }()
+	stopped := *e
+	stopped.Stop = func() bool { return ctx.Err() != nil } // the checks end too, not only the wait
+	go func() { done <- experiments.RunChecks(&stopped, m) }()
 	select {
 	case r := <-done:
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return r, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()

@@ -42,6 +42,7 @@ func run(args []string) error {
 	lr := fs.Float64("lr", 2e-3, "Adam's peak learning rate (cosine-annealed to 0)")
 	seed := fs.Uint64("seed", 1, "random seed (initialisation and shuffling)")
 	subset := fs.Int("subset", 0, "train on the first N training images only (0: all of them); the test set stays whole")
+	maxMemory := fs.String("max-memory", "", "refuse to train if the estimated memory exceeds this (e.g. 2GiB; default: the available memory, or the room under the container's limit if less)")
 	data := fs.String("data", "", "directory holding the data set's four IDX files (default: the GoMNIST module for mnist, "+mnist.FashionDir+" for fashion)")
 	if err := runctl.ParseFlags(fs, args, os.Stdout); errors.Is(err, flag.ErrHelp) {
 		return nil
@@ -60,6 +61,15 @@ func run(args []string) error {
 	ds, err := mnist.DatasetNamed(*dataset)
 	if err != nil {
 		return err
+	}
+	images := 60000 + 10000 // both sets of either data set
+	if *subset > 0 {
+		images = min(*subset, 60000) + 10000
+	}
+	if _, ok := activations[*model]; ok {
+		if err := checkMemory(*model, *batch, images, *maxMemory); err != nil {
+			return err
+		}
 	}
 	m, err := mnist.NewModel(*model, autograd.Float32, rand.New(rand.NewPCG(*seed, 0)))
 	if err != nil {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -117,4 +119,36 @@ func fixture(t *testing.T) string {
 		}
 	}
 	return dir
+}
+
+// TestMemoryRefused: a batch whose estimated memory exceeds -max-memory is
+// refused before the data is read (the empty -data folder would otherwise
+// be the error) and before anything is allocated, naming the model, the
+// batch, the limit and a batch that fits; before, mnist had no memory
+// check and -batch 60000 ran out of memory.
+func TestMemoryRefused(t *testing.T) {
+	empty := t.TempDir()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err := run([]string{"-model", "cnn", "-batch", "60000", "-max-memory", "1GiB", "-data", empty})
+	runtime.ReadMemStats(&after)
+	for _, want := range []string{"-model cnn -batch 60000", "-max-memory is 1.00 GiB", "smaller -batch ("} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("err %v; want one saying %q", err, want)
+		}
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+		t.Errorf("allocated %d MiB before refusing", grew>>20)
+	}
+	// The batch it names fits.
+	var fits int
+	if _, serr := fmt.Sscanf(err.Error()[strings.Index(err.Error(), "smaller -batch (")+len("smaller -batch ("):], "%d", &fits); serr != nil || fits < 1 {
+		t.Fatalf("no batch named in %q", err)
+	}
+	if err := checkMemory("cnn", fits, 70000, "1GiB"); err != nil {
+		t.Errorf("the batch named, %d, is refused too: %v", fits, err)
+	}
+	if err := run([]string{"-max-memory", "lots", "-data", empty}); err == nil || !strings.Contains(err.Error(), "-max-memory") {
+		t.Errorf("-max-memory lots: %v, want an error naming the flag", err)
+	}
 }

@@ -116,7 +116,8 @@ func (o *LongRun) ResumeCommand(path string) string {
 }
 
 // Start readies the output folder and the run's checkpoints before the
-// first iteration: it creates -out, locks it against a second training,
+// first iteration: it creates -out, locks it and the checkpoint file
+// (CheckpointLock) against a second training,
 // refuses a folder that holds another run (unless -force) and a checkpoint
 // path that cannot be written, and makes the checkpointer, resuming from
 // from if not nil. A SIGUSR1 asks for a checkpoint at the end of the
@@ -146,15 +147,29 @@ func (o *LongRun) Start(eng bptt.Engine, run *bptt.Run, from *bptt.Checkpoint, w
 	if err := checkCheckpointPath(path); err != nil {
 		return nil, err
 	}
+	// The checkpoint has one owner, whatever -out each run names.
+	unlockCheckpoint, err := lockCheckpoint(path)
+	if err != nil {
+		return nil, err
+	}
+	unlockOut := unlock
+	unlock = func() { unlockCheckpoint(); unlockOut() }
+	release = func() { unlock(); undo() }
 	if err := o.refuseExisting(path, from); err != nil {
 		return nil, err
 	}
+	ignoreBrokenPipe() // a training outlives whoever reads its output (a killed sweep)
 	if _, ok := eng.(bptt.Resumable); !ok && from == nil {
 		fmt.Fprintln(warn, "warning: this engine cannot save checkpoints; training without them")
 		o.release = unlock
 		return o.stop, nil
 	}
 	k, err := bptt.NewCheckpointer(path, o.Every, o.Experiment, eng, run, from)
+	if err != nil && from != nil {
+		// The checkpoint read, but does not fit this run (an optimiser
+		// state of another kind or size): name the file.
+		return nil, fmt.Errorf("cannot go on from checkpoint %s: %w; it does not belong to this run: check the file, or start a new run without -resume", o.Resume, err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -31,3 +31,10 @@ func onDemand(k *bptt.Checkpointer) (stop func()) {
 		close(done)
 	}
 }
+
+// ignoreBrokenPipe keeps a training going when whatever reads its output
+// goes away (the sweep that started it killed, a terminal's pipe closed):
+// writes to its standard output and error then fail with EPIPE instead of
+// ending the process with SIGPIPE, and its checkpoint and outputs are
+// still written.
+func ignoreBrokenPipe() { signal.Ignore(syscall.SIGPIPE) }

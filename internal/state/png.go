@@ -14,12 +14,11 @@ import (
 // level is at least spec.Threshold and the other channels are 0. A transparent pixel
 // counts as black.
 func ReadPNG(r io.Reader, spec Spec) (*State, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	// The size first, so that a huge picture is refused before decoding.
-	cfg, err := png.DecodeConfig(bytes.NewReader(data))
+	// The header first, read as it streams in, so that a file that is no
+	// picture (random bytes, /dev/zero) is refused by its first bytes and a
+	// huge picture by its header, before anything is read whole or decoded.
+	var header bytes.Buffer
+	cfg, err := png.DecodeConfig(io.TeeReader(r, &header))
 	if err != nil {
 		return nil, fmt.Errorf("not a PNG picture: %w", err)
 	}
@@ -35,7 +34,7 @@ func ReadPNG(r io.Reader, spec Spec) (*State, error) {
 	if spec.Palette == nil && (spec.Channel < 0 || spec.Channel >= spec.Channels) {
 		return nil, fmt.Errorf("channel %d: a grey picture sets one of the channels 0 to %d", spec.Channel, spec.Channels-1)
 	}
-	img, err := png.Decode(bytes.NewReader(data))
+	img, err := png.Decode(io.MultiReader(&header, r))
 	if err != nil {
 		return nil, fmt.Errorf("not a PNG picture: %w", err)
 	}

@@ -155,3 +155,26 @@ func TestLoad(t *testing.T) {
 		t.Errorf("a .txt file: error %v", err)
 	}
 }
+
+// TestReadPNGReadsTheHeaderFirst: what is not a picture (an endless
+// stream of zeros, as /dev/zero) is refused by its first bytes, and a
+// header over MaxSide before the data after it is read; before, the whole
+// input was read first.
+func TestReadPNGReadsTheHeaderFirst(t *testing.T) {
+	zeros := &endless{}
+	if _, err := ReadPNG(zeros, Spec{Channels: 1, Threshold: DefaultThreshold}); err == nil || !strings.Contains(err.Error(), "not a PNG") {
+		t.Fatalf("zeros: %v, want not a PNG", err)
+	}
+	if zeros.read > 64<<10 {
+		t.Errorf("read %d bytes of zeros before refusing them", zeros.read)
+	}
+	// A picture 5000 wide: its header, then zeros for ever.
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 5000, 1))); err != nil {
+		t.Fatal(err)
+	}
+	huge := &endless{header: b.Bytes()[:33]} // the signature and IHDR
+	if _, err := ReadPNG(huge, Spec{Channels: 1, Threshold: DefaultThreshold, MaxSide: 4096}); err == nil || !strings.Contains(err.Error(), "5000") || huge.read > 64<<10 {
+		t.Fatalf("a 5000-wide header: %v after reading %d bytes; want a refusal naming 5000 before the data", err, huge.read)
+	}
+}

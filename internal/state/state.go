@@ -49,6 +49,11 @@ type Spec struct {
 // array of a rollout's steps, say) more often than a batch.
 const MaxBatch = 4096
 
+// LargestSide is the most cells a side of a state file the commands read
+// (dlca eval's -init, an experiment's init.file and target.file): 4096, a
+// 64 MiB picture at most, far above any grid this project trains.
+const LargestSide = 4096
+
 // DefaultThreshold splits grey levels in the middle: 128 of 255 and above
 // are 1.
 const DefaultThreshold = 0.5

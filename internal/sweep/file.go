@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/dlca/dlca/internal/safefile"
 	"github.com/dlca/dlca/internal/tomlerr"
 )
 
@@ -40,10 +40,14 @@ type File struct {
 	path string // where it was read from
 }
 
+// MaxFileBytes bounds a sweep file: more is a mistaken path (-config
+// /dev/zero), refused before it is read whole.
+const MaxFileBytes = 1 << 20
+
 // Load reads and checks the sweep file at path. A key the format does not
 // know is an error, as is a sweep without a base or with two.
 func Load(path string) (*File, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadLimited(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the sweep file: %w", err)
 	}
@@ -128,6 +132,8 @@ func axes(grid map[string]any) ([]axis, error) {
 				}
 				a.values = append(a.values, s)
 			}
+		case badRange:
+			return nil, fmt.Errorf("[grid] %s = { from = %d, to = %d, step = %d }: %s", key, v.from, v.to, v.step, v.why)
 		case intRange:
 			// NOTE: counted in uint64, which holds any int64 span, so that a
 			// range near the int64 limits cannot overflow into an endless loop.
@@ -159,6 +165,9 @@ func flattenGrid(prefix string, t map[string]any) map[string]any {
 		if sub, ok := v.(map[string]any); ok {
 			if r, ok := asRange(sub); ok {
 				out[key] = r
+				if why := r.wrong(); why != "" {
+					out[key] = badRange{r, why}
+				}
 			} else {
 				maps.Copy(out, flattenGrid(key, sub))
 			}
@@ -169,8 +178,25 @@ func flattenGrid(prefix string, t map[string]any) map[string]any {
 	return out
 }
 
+// badRange is a grid range that makes no values, and why.
+type badRange struct {
+	intRange
+	why string
+}
+
+// wrong says why r makes no values, or "" when it makes some.
+func (r intRange) wrong() string {
+	switch {
+	case r.step <= 0:
+		return fmt.Sprintf("step %d: the step must be positive (leave it out for 1)", r.step)
+	case r.from > r.to:
+		return fmt.Sprintf("from %d is after to %d: a range counts up from from to to", r.from, r.to)
+	}
+	return ""
+}
+
 // asRange reads t as a range if its keys are from, to and maybe step, all
-// integers, with a positive step and from <= to.
+// integers (intRange.wrong says whether it makes values).
 func asRange(t map[string]any) (intRange, bool) {
 	r := intRange{step: 1}
 	for k, v := range t {
@@ -191,7 +217,7 @@ func asRange(t map[string]any) (intRange, bool) {
 	}
 	_, hasFrom := t["from"]
 	_, hasTo := t["to"]
-	return r, hasFrom && hasTo && r.step > 0 && r.from <= r.to
+	return r, hasFrom && hasTo
 }
 
 // flatten turns nested tables into dotted keys.

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dlca/dlca/internal/runctl"
 	"github.com/dlca/dlca/internal/safefile"
 )
 
@@ -92,9 +93,28 @@ func (l *Local) train(ctx context.Context, dir string, p *Plan, r RunStatus, pro
 	if ctx.Err() != nil {
 		return
 	}
+	// A training an earlier sweep started (and was killed before it ended)
+	// may still run: wait for it, then go on from where it left the run.
+	if pid, running := runctl.Holder(r.Dir); running {
+		b.event(fmt.Sprintf("run %s: still trained by process %d (an earlier sweep's); waiting for it to end", r.Name, pid))
+		for running {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+			_, running = runctl.Holder(r.Dir)
+		}
+		if r.State, r.Detail = stateOf(r.Dir); r.State == Finished {
+			b.end(r.Name, "finished (by the earlier sweep's training)", true)
+			return
+		}
+	}
 	args := p.TrainArgs(r.Run, r.Dir, l.Device)
 	how := "starting"
-	if r.State == Unfinished {
+	// A run with a checkpoint goes on from it, also after a failed attempt
+	// (a training killed by the OOM killer): train refuses -out there.
+	if r.State == Unfinished || exists(filepath.Join(r.Dir, checkpointName)) {
 		args, how = ResumeArgs(r.Dir, l.Device), "resuming ("+r.Detail+")"
 	}
 	os.Remove(filepath.Join(r.Dir, FailedName))

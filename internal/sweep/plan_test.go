@@ -150,6 +150,9 @@ func TestBadSweepFiles(t *testing.T) {
 		{"not a value", "experiment = \"lizard\"\n[set]\nwhen = 1979-05-27\n", "not a value"},
 		// A digit too many: refused before a billion values are made.
 		{"huge range", "experiment = \"lizard\"\n[grid]\nseed = { from = 1, to = 1000000000 }\n", "is 1000000000 values; a sweep has at most 100000 runs"},
+		// Before: reported as nested keys (seed.from = ...).
+		{"range from after to", "experiment = \"lizard\"\n[grid]\nseed = { from = 5, to = 1 }\n", "[grid] seed = { from = 5, to = 1, step = 1 }: from 5 is after to 1"},
+		{"range step 0", "experiment = \"lizard\"\n[grid]\nseed = { from = 1, to = 5, step = 0 }\n", "[grid] seed = { from = 1, to = 5, step = 0 }: step 0: the step must be positive"},
 		{"grid too large", "experiment = \"lizard\"\n[grid]\nseed = { from = 1, to = 400 }\nwiring_seed = { from = 1, to = 400 }\n",
 			"[[runs]] (1) x [grid] seed (400) x wiring_seed (400) make 160000 runs; a sweep has at most 100000"},
 	} {
