@@ -331,7 +331,7 @@ func convForward[T Float](g convGeom, out, x, w, bias []T) {
 				for n := n0; n < n1; n++ {
 					im2col(g, col[(n-n0)*cols:], ld, x[(n*g.groups+gi)*inPlane:])
 				}
-				gemm(false, false, og, ld, g.rows(), w[gi*wGroup:(gi+1)*wGroup], g.rows(), col, ld, 0, prod, ld)
+				gemm(false, false, og, ld, g.rows(), w[gi*wGroup:(gi+1)*wGroup], g.rows(), col, ld, 0, prod, ld, 1)
 				for n := n0; n < n1; n++ {
 					for o := range og {
 						oc := gi*og + o
@@ -378,7 +378,7 @@ func convWeightGradKernel[T Float](g convGeom, gw, gy, x []T) {
 					im2col(g, col[(n-n0)*cols:], ld, x[(n*g.groups+gi)*inPlane:])
 				}
 				gatherBlock(g, dy, gy, gi, n0, n1, ld)
-				gemm(false, true, og, g.rows(), ld, dy, ld, col, ld, 1, pw[gi*wGroup:(gi+1)*wGroup], g.rows())
+				gemm(false, true, og, g.rows(), ld, dy, ld, col, ld, 1, pw[gi*wGroup:(gi+1)*wGroup], g.rows(), 1)
 			}
 			partial[b] = pw
 		}
@@ -401,7 +401,7 @@ func convInputGradKernel[T Float](g convGeom, gx, gy, w []T) {
 			n0, n1, ld := g.blockRange(b)
 			for gi := range g.groups {
 				gatherBlock(g, dy, gy, gi, n0, n1, ld)
-				gemm(true, false, g.rows(), ld, og, w[gi*wGroup:(gi+1)*wGroup], g.rows(), dy, ld, 0, col, ld)
+				gemm(true, false, g.rows(), ld, og, w[gi*wGroup:(gi+1)*wGroup], g.rows(), dy, ld, 0, col, ld, 1)
 				for n := n0; n < n1; n++ {
 					col2im(g, gx[(n*g.groups+gi)*inPlane:(n*g.groups+gi+1)*inPlane], col[(n-n0)*cols:], ld)
 				}
