@@ -269,6 +269,18 @@ func im2col[T Float](g convGeom, col []T, ld int, x []T) {
 				continue
 			}
 			src := x[(c*g.h+ih)*g.w:]
+			if g.sw == 1 { // the columns inside the image are one run: a copy
+				off := kj*g.dw - g.pw // iw = ow + off
+				lo, hi := max(0, -off), min(g.ow, g.w-off)
+				if lo >= hi {
+					clear(row)
+					continue
+				}
+				clear(row[:lo])
+				copy(row[lo:hi], src[lo+off:hi+off])
+				clear(row[hi:])
+				continue
+			}
 			for ow := range row {
 				iw := ow*g.sw - g.pw + kj*g.dw
 				if iw >= 0 && iw < g.w {
@@ -293,6 +305,17 @@ func col2im[T Float](g convGeom, gx, col []T, ld int) {
 				continue
 			}
 			dst := gx[(c*g.h+ih)*g.w:]
+			if g.sw == 1 { // im2col's run of columns inside the image
+				off := kj*g.dw - g.pw
+				lo, hi := max(0, -off), min(g.ow, g.w-off)
+				if lo < hi {
+					d, s := dst[lo+off:hi+off], src[oh*g.ow+lo:oh*g.ow+hi]
+					for i := range d {
+						d[i] += s[i]
+					}
+				}
+				continue
+			}
 			for ow := range g.ow {
 				if iw := ow*g.sw - g.pw + kj*g.dw; iw >= 0 && iw < g.w {
 					dst[iw] += src[oh*g.ow+ow]

@@ -213,6 +213,10 @@ func maxPoolKernel[T Float](g poolGeom, out []T, idx []int, x []T) {
 	parallelForCost(g.planes, g.oh*g.ow*g.kh*g.kw, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
 			plane := x[p*g.h*g.w : (p+1)*g.h*g.w]
+			if g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 && g.dh == 1 && g.dw == 1 && 2*g.oh <= g.h && 2*g.ow <= g.w {
+				maxPool2x2(g, out[p*g.oh*g.ow:(p+1)*g.oh*g.ow], idx[p*g.oh*g.ow:(p+1)*g.oh*g.ow], plane)
+				continue
+			}
 			for i := range g.oh {
 				for j := range g.ow {
 					best, bv := -1, T(math.Inf(-1))
@@ -238,6 +242,30 @@ func maxPoolKernel[T Float](g poolGeom, out []T, idx []int, x []T) {
 			}
 		}
 	})
+}
+
+// maxPool2x2 is maxPoolKernel for one plane of the common 2×2 window with
+// stride 2, no padding and no dilation, every window inside the plane: the
+// same comparisons in the same order (row by row), without bounds tests.
+func maxPool2x2[T Float](g poolGeom, out []T, idx []int, plane []T) {
+	for i := range g.oh {
+		r0 := plane[2*i*g.w : (2*i+1)*g.w]
+		r1 := plane[(2*i+1)*g.w : (2*i+2)*g.w]
+		o, at := out[i*g.ow:(i+1)*g.ow], idx[i*g.ow:(i+1)*g.ow]
+		for j := range o {
+			best, bv := 2*i*g.w+2*j, r0[2*j]
+			if v := r0[2*j+1]; v > bv || v != v {
+				best, bv = 2*i*g.w+2*j+1, v
+			}
+			if v := r1[2*j]; v > bv || v != v {
+				best, bv = (2*i+1)*g.w+2*j, v
+			}
+			if v := r1[2*j+1]; v > bv || v != v {
+				best, bv = (2*i+1)*g.w+2*j+1, v
+			}
+			o[j], at[j] = bv, best
+		}
+	}
 }
 
 // AvgPool2d is torch.nn.functional.avg_pool2d(x, kernel, stride, padding)
