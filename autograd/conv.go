@@ -346,8 +346,10 @@ func (g convGeom) blocks() int { return (g.n + convBlock - 1) / convBlock }
 func convForward[T Float](g convGeom, out, x, w, bias []T) {
 	inPlane, wGroup, cols, og := g.cg()*g.h*g.w, g.og()*g.rows(), g.cols(), g.og()
 	parallelForCost(g.blocks(), convBlock*g.o*g.rows()*cols, func(lo, hi int) {
-		col := make([]T, g.rows()*convBlock*cols)
-		prod := make([]T, og*convBlock*cols)
+		colBuf, prodBuf := getScratch[T](g.rows()*convBlock*cols), getScratch[T](og*convBlock*cols)
+		defer putScratch(colBuf)
+		defer putScratch(prodBuf)
+		col, prod := *colBuf, *prodBuf
 		for b := lo; b < hi; b++ {
 			n0, n1, ld := g.blockRange(b)
 			for gi := range g.groups {
@@ -389,13 +391,18 @@ func gatherBlock[T Float](g convGeom, dst, gy []T, gi, n0, n1, ld int) {
 // the partial sums combined in block order.
 func convWeightGradKernel[T Float](g convGeom, gw, gy, x []T) {
 	inPlane, wGroup, cols, og := g.cg()*g.h*g.w, g.og()*g.rows(), g.cols(), g.og()
-	partial := make([][]T, g.blocks())
+	partialBuf := getScratch[T](g.blocks() * len(gw))
+	defer putScratch(partialBuf)
+	partial := *partialBuf
+	clear(partial)
 	parallelForCost(g.blocks(), convBlock*g.o*g.rows()*cols, func(lo, hi int) {
-		col := make([]T, g.rows()*convBlock*cols)
-		dy := make([]T, og*convBlock*cols)
+		colBuf, dyBuf := getScratch[T](g.rows()*convBlock*cols), getScratch[T](og*convBlock*cols)
+		defer putScratch(colBuf)
+		defer putScratch(dyBuf)
+		col, dy := *colBuf, *dyBuf
 		for b := lo; b < hi; b++ {
 			n0, n1, ld := g.blockRange(b)
-			pw := make([]T, len(gw))
+			pw := partial[b*len(gw) : (b+1)*len(gw)]
 			for gi := range g.groups {
 				for n := n0; n < n1; n++ {
 					im2col(g, col[(n-n0)*cols:], ld, x[(n*g.groups+gi)*inPlane:])
@@ -403,11 +410,10 @@ func convWeightGradKernel[T Float](g convGeom, gw, gy, x []T) {
 				gatherBlock(g, dy, gy, gi, n0, n1, ld)
 				gemm(false, true, og, g.rows(), ld, dy, ld, col, ld, 1, pw[gi*wGroup:(gi+1)*wGroup], g.rows(), 1)
 			}
-			partial[b] = pw
 		}
 	})
-	for _, pw := range partial {
-		for i, v := range pw {
+	for b := range g.blocks() {
+		for i, v := range partial[b*len(gw) : (b+1)*len(gw)] {
 			gw[i] += v
 		}
 	}
@@ -418,8 +424,10 @@ func convWeightGradKernel[T Float](g convGeom, gw, gy, x []T) {
 func convInputGradKernel[T Float](g convGeom, gx, gy, w []T) {
 	inPlane, wGroup, cols, og := g.cg()*g.h*g.w, g.og()*g.rows(), g.cols(), g.og()
 	parallelForCost(g.blocks(), convBlock*g.o*g.rows()*cols, func(lo, hi int) {
-		col := make([]T, g.rows()*convBlock*cols)
-		dy := make([]T, og*convBlock*cols)
+		colBuf, dyBuf := getScratch[T](g.rows()*convBlock*cols), getScratch[T](og*convBlock*cols)
+		defer putScratch(colBuf)
+		defer putScratch(dyBuf)
+		col, dy := *colBuf, *dyBuf
 		for b := lo; b < hi; b++ {
 			n0, n1, ld := g.blockRange(b)
 			for gi := range g.groups {

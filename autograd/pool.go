@@ -135,6 +135,9 @@ func maxPool2d(x *Tensor, cfg Pool2dConfig) (*Tensor, func() []int) {
 	}
 	return Record("MaxPool2d", out, []*Tensor{x}, func(gy *Tensor) []*Tensor {
 		at := idx
+		if gy.dev == nil && !slices.Contains(idx, -1) {
+			return []*Tensor{maxPoolGrad(g, gy, idx, x.shape)}
+		}
 		gy = Reshape(gy, g.planes, g.oh*g.ow)
 		if slices.Contains(idx, -1) {
 			// Empty windows send their gradient to cell 0, times 0.
@@ -162,6 +165,67 @@ func MaxPool1d(x *Tensor, cfg Pool1dConfig) (*Tensor, []int) {
 	}
 	out, idx := MaxPool2dWith(Unsqueeze(x, 2), cfg.to2d())
 	return Squeeze(out, 2), idx
+}
+
+// maxPoolGrad is max pooling's input gradient (of shape xShape) on the
+// CPU for the output gradient gy and the windows' indices idx (none -1):
+// the ScatterAdd of the general rule in one pass, without its copies. Its
+// rule is the matching gather (maxPoolGather), so gradients of any order
+// are recorded, as on a device (maxPoolGradOn).
+func maxPoolGrad(g poolGeom, gy *Tensor, idx []int, xShape []int) *Tensor {
+	gx := Zeros(gy.dtype, xShape...)
+	if gy.dtype == Float64 {
+		maxPoolScatter(g, gx.f64, gy.f64, idx)
+	} else {
+		maxPoolScatter(g, gx.f32, gy.f32, idx)
+	}
+	return Record("MaxPool2dBackward", gx, []*Tensor{gy}, func(h *Tensor) []*Tensor {
+		return []*Tensor{maxPoolGather(g, h, idx, gy.shape)}
+	})
+}
+
+// maxPoolGather is h (input-shaped) at the windows' indices, of the
+// output's shape yShape: maxPoolGrad's transpose and gradient.
+func maxPoolGather(g poolGeom, h *Tensor, idx []int, yShape []int) *Tensor {
+	if h.dev != nil {
+		h = mustTo(h, CPU) // NOTE: the indices live on the CPU here
+	}
+	out := Zeros(h.dtype, yShape...)
+	if h.dtype == Float64 {
+		maxPoolPick(g, out.f64, h.f64, idx)
+	} else {
+		maxPoolPick(g, out.f32, h.f32, idx)
+	}
+	return Record("MaxPoolGather", out, []*Tensor{h}, func(k *Tensor) []*Tensor {
+		return []*Tensor{maxPoolGrad(g, k, idx, h.shape)}
+	})
+}
+
+// maxPoolScatter adds each output's gradient gy[o] to its window's
+// maximum in gx, plane by plane, in output order (as ScatterAdd).
+func maxPoolScatter[T Float](g poolGeom, gx, gy []T, idx []int) {
+	in, out := g.h*g.w, g.oh*g.ow
+	parallelForCost(g.planes, out, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			dst, src, at := gx[p*in:(p+1)*in], gy[p*out:(p+1)*out], idx[p*out:(p+1)*out]
+			for o, k := range at {
+				dst[k] += src[o]
+			}
+		}
+	})
+}
+
+// maxPoolPick sets dst[o] to h at output o's window maximum.
+func maxPoolPick[T Float](g poolGeom, dst, h []T, idx []int) {
+	in, out := g.h*g.w, g.oh*g.ow
+	parallelForCost(g.planes, out, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			d, src, at := dst[p*out:(p+1)*out], h[p*in:(p+1)*in], idx[p*out:(p+1)*out]
+			for o, k := range at {
+				d[o] = src[k]
+			}
+		}
+	})
 }
 
 // maxPoolOn is maxPool2d on x's device: the indices stay there (the
