@@ -309,25 +309,41 @@ func maxPoolKernel[T Float](g poolGeom, out []T, idx []int, x []T) {
 }
 
 // maxPool2x2 is maxPoolKernel for one plane of the common 2×2 window with
-// stride 2, no padding and no dilation, every window inside the plane: the
-// same comparisons in the same order (row by row), without bounds tests.
+// stride 2, no padding and no dilation, every window inside the plane. It
+// picks what the general loop picks, the first cell holding the maximum
+// (the last NaN when there is one), without a branch on the data where no
+// NaN is present: the maximum first, then its first cell by comparisons a
+// conditional move resolves (activations after ReLU tie at 0 half the
+// time, which a branch predictor loses).
 func maxPool2x2[T Float](g poolGeom, out []T, idx []int, plane []T) {
 	for i := range g.oh {
-		r0 := plane[2*i*g.w : (2*i+1)*g.w]
-		r1 := plane[(2*i+1)*g.w : (2*i+2)*g.w]
+		top, bottom := 2*i*g.w, (2*i+1)*g.w
+		r0, r1 := plane[top:top+2*g.ow], plane[bottom:bottom+2*g.ow]
 		o, at := out[i*g.ow:(i+1)*g.ow], idx[i*g.ow:(i+1)*g.ow]
 		for j := range o {
-			best, bv := 2*i*g.w+2*j, r0[2*j]
-			if v := r0[2*j+1]; v > bv || v != v {
-				best, bv = 2*i*g.w+2*j+1, v
+			a, b, c, d := r0[2*j], r0[2*j+1], r1[2*j], r1[2*j+1]
+			m := max(max(a, b), max(c, d))
+			if m != m { // a NaN: the general order of comparisons
+				best, bv := top+2*j, a
+				for k, v := range [3]T{b, c, d} {
+					if v > bv || v != v {
+						best, bv = [3]int{top + 2*j + 1, bottom + 2*j, bottom + 2*j + 1}[k], v
+					}
+				}
+				o[j], at[j] = bv, best
+				continue
 			}
-			if v := r1[2*j]; v > bv || v != v {
-				best, bv = (2*i+1)*g.w+2*j, v
+			k := bottom + 2*j + 1
+			if c == m {
+				k = bottom + 2*j
 			}
-			if v := r1[2*j+1]; v > bv || v != v {
-				best, bv = (2*i+1)*g.w+2*j+1, v
+			if b == m {
+				k = top + 2*j + 1
 			}
-			o[j], at[j] = bv, best
+			if a == m {
+				k = top + 2*j
+			}
+			o[j], at[j] = plane[k], k
 		}
 	}
 }
