@@ -324,13 +324,7 @@ func maxPool2x2[T Float](g poolGeom, out []T, idx []int, plane []T) {
 			a, b, c, d := r0[2*j], r0[2*j+1], r1[2*j], r1[2*j+1]
 			m := max(max(a, b), max(c, d))
 			if m != m { // a NaN: the general order of comparisons
-				best, bv := top+2*j, a
-				for k, v := range [3]T{b, c, d} {
-					if v > bv || v != v {
-						best, bv = [3]int{top + 2*j + 1, bottom + 2*j, bottom + 2*j + 1}[k], v
-					}
-				}
-				o[j], at[j] = bv, best
+				o[j], at[j] = maxPoolNaNWindow(plane, top+2*j, bottom+2*j)
 				continue
 			}
 			k := bottom + 2*j + 1
@@ -346,6 +340,21 @@ func maxPool2x2[T Float](g poolGeom, out []T, idx []int, plane []T) {
 			o[j], at[j] = plane[k], k
 		}
 	}
+}
+
+// maxPoolNaNWindow is the general loop's pick in the 2×2 window whose rows
+// start at plane[top] and plane[bottom]. It is a call of its own so that
+// maxPool2x2's loop keeps its values in registers.
+//
+//go:noinline
+func maxPoolNaNWindow[T Float](plane []T, top, bottom int) (T, int) {
+	best, bv := top, plane[top]
+	for _, k := range [3]int{top + 1, bottom, bottom + 1} {
+		if v := plane[k]; v > bv || v != v {
+			best, bv = k, v
+		}
+	}
+	return bv, best
 }
 
 // AvgPool2d is torch.nn.functional.avg_pool2d(x, kernel, stride, padding)
