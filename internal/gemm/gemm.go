@@ -189,6 +189,11 @@ func packA[T Float](ta bool, mcb, kcb, mr int, a []T, lda, ic, pc int, ap []T) {
 			}
 			continue
 		}
+		if rows == 6 && mr == 6 {
+			row := func(i int) []T { return a[(ic+ir+i)*lda+pc : (ic+ir+i)*lda+pc+kcb] }
+			interleave6(pan, row(0), row(1), row(2), row(3), row(4), row(5))
+			continue
+		}
 		for i := range rows {
 			src := a[(ic+ir+i)*lda+pc : (ic+ir+i)*lda+pc+kcb]
 			for p, v := range src {
@@ -200,6 +205,28 @@ func packA[T Float](ta bool, mcb, kcb, mr int, a []T, lda, ic, pc int, ap []T) {
 				pan[p*mr+i] = 0
 			}
 		}
+	}
+}
+
+// interleave6 sets dst[6p+i] to row i's element p: six rows of one length
+// into a packed panel, with the bounds checked once per row.
+func interleave6[T Float](dst, r0, r1, r2, r3, r4, r5 []T) {
+	n := len(r0)
+	r1, r2, r3, r4, r5 = r1[:n], r2[:n], r3[:n], r4[:n], r5[:n]
+	dst = dst[:6*n]
+	for p := range n {
+		d := dst[6*p : 6*p+6 : 6*p+6]
+		d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
+	}
+}
+
+// interleave4 sets dst[stride·p+i] to row i's element p, for four rows.
+func interleave4[T Float](dst []T, stride int, r0, r1, r2, r3 []T) {
+	n := len(r0)
+	r1, r2, r3 = r1[:n], r2[:n], r3[:n]
+	for p := range n {
+		d := dst[stride*p : stride*p+4 : stride*p+4]
+		d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
 	}
 }
 
@@ -219,9 +246,13 @@ func packB[T Float](tb bool, kcb, ncb, nr int, b []T, ldb, pc, jc int, bp []T) {
 			}
 			continue
 		}
-		for j := range cols { // op(b)[p][j] = b[j][p]
-			src := b[(jc+jr+j)*ldb+pc : (jc+jr+j)*ldb+pc+kcb]
-			for p, v := range src {
+		j := 0
+		row := func(j int) []T { return b[(jc+jr+j)*ldb+pc : (jc+jr+j)*ldb+pc+kcb] }
+		for ; j+4 <= cols; j += 4 { // op(b)[p][j] = b[j][p], four rows of b at a time
+			interleave4(pan[j:], nr, row(j), row(j+1), row(j+2), row(j+3))
+		}
+		for ; j < cols; j++ {
+			for p, v := range row(j) {
 				pan[p*nr+j] = v
 			}
 		}
