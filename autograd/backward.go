@@ -134,6 +134,7 @@ func runBackward(root, seed *Tensor, inputs []*Tensor, o BackwardOptions) ([]*Te
 	}
 	p.index = make(map[*Tensor]int, len(order))
 	p.grads = make([]*Tensor, len(order))
+	p.borrowed = make([]bool, len(order))
 	needed := p.needed(order)
 	p.grads[len(order)-1] = seed
 	for i := len(order) - 1; i >= 0; i-- {
@@ -143,6 +144,9 @@ func runBackward(root, seed *Tensor, inputs []*Tensor, o BackwardOptions) ([]*Te
 			continue
 		}
 		if j, ok := p.stops[x]; ok {
+			if p.borrowed[i] {
+				g = g.Clone()
+			}
 			p.result[j] = g // a non-leaf input: its gradient stops here
 			continue
 		}
@@ -201,6 +205,7 @@ type pass struct {
 	result   []*Tensor       // Grad's gradients
 	index    map[*Tensor]int // position of a non-leaf in the order
 	grads    []*Tensor       // summed gradient of each non-leaf so far
+	borrowed []bool          // grads[i] is a rule's result, not a copy of its own
 }
 
 // needed marks the tensors of order whose gradient reaches a wanted tensor
@@ -247,6 +252,16 @@ func (p *pass) accumulate(x, g *Tensor) {
 	switch j, stop := p.stops[x]; {
 	case x.node != nil:
 		i := p.index[x]
+		if !p.create && p.grads[i] == nil {
+			// The first gradient of a non-leaf is only read (by its rule),
+			// so it is kept as it is, unless a second one comes to be
+			// added: a copy per node saved.
+			p.grads[i], p.borrowed[i] = g, true
+			return
+		}
+		if p.borrowed[i] {
+			p.grads[i], p.borrowed[i] = p.grads[i].Clone(), false
+		}
 		p.grads[i] = p.sum(p.grads[i], g)
 	case stop:
 		p.result[j] = p.sum(p.result[j], g)

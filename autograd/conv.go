@@ -269,6 +269,18 @@ func im2col[T Float](g convGeom, col []T, ld int, x []T) {
 				continue
 			}
 			src := x[(c*g.h+ih)*g.w:]
+			if g.sw == 1 { // the columns inside the image are one run: a copy
+				off := kj*g.dw - g.pw // iw = ow + off
+				lo, hi := max(0, -off), min(g.ow, g.w-off)
+				if lo >= hi {
+					clear(row)
+					continue
+				}
+				clear(row[:lo])
+				copy(row[lo:hi], src[lo+off:hi+off])
+				clear(row[hi:])
+				continue
+			}
 			for ow := range row {
 				iw := ow*g.sw - g.pw + kj*g.dw
 				if iw >= 0 && iw < g.w {
@@ -293,6 +305,17 @@ func col2im[T Float](g convGeom, gx, col []T, ld int) {
 				continue
 			}
 			dst := gx[(c*g.h+ih)*g.w:]
+			if g.sw == 1 { // im2col's run of columns inside the image
+				off := kj*g.dw - g.pw
+				lo, hi := max(0, -off), min(g.ow, g.w-off)
+				if lo < hi {
+					d, s := dst[lo+off:hi+off], src[oh*g.ow+lo:oh*g.ow+hi]
+					for i := range d {
+						d[i] += s[i]
+					}
+				}
+				continue
+			}
 			for ow := range g.ow {
 				if iw := ow*g.sw - g.pw + kj*g.dw; iw >= 0 && iw < g.w {
 					dst[iw] += src[oh*g.ow+ow]
@@ -302,45 +325,43 @@ func col2im[T Float](g convGeom, gx, col []T, ld int) {
 	}
 }
 
-// convBlock is the number of samples whose im2col columns sit side by side
-// in one Gemm (larger products run faster). Blocks are also the unit of
-// parallel work, and the weight gradient is summed per block and the blocks
-// combined in order: the block size is fixed, so results do not depend on
-// the number of CPUs.
+// convBlock is the number of samples in a unit of parallel work. The
+// weight gradient is summed per block and the blocks combined in order:
+// the block size is fixed, so results do not depend on the number of CPUs.
+// Within a block each sample is one Gemm per group, whose output (or
+// gradient) planes are the Gemm's rows as they lie in the tensor, so
+// nothing is copied into a block layout and back.
 const convBlock = 8
 
-// blockRange returns the samples [n0, n1) of block b and the im2col row
-// stride ld of the block.
-func (g convGeom) blockRange(b int) (n0, n1, ld int) {
-	n0, n1 = b*convBlock, min((b+1)*convBlock, g.n)
-	return n0, n1, (n1 - n0) * g.cols()
+// blockRange returns the samples [n0, n1) of block b.
+func (g convGeom) blockRange(b int) (n0, n1 int) {
+	return b * convBlock, min((b+1)*convBlock, g.n)
 }
 
 func (g convGeom) blocks() int { return (g.n + convBlock - 1) / convBlock }
 
-// convForward computes out = conv(x, w) + bias (bias may be nil): per block
-// of samples and group, im2col then one Gemm W_g · col.
+// convForward computes out = conv(x, w) + bias (bias may be nil): per
+// sample and group, im2col then one Gemm W_g · col written straight into
+// the sample's output planes (rows o, columns oh·ow), then the bias.
 func convForward[T Float](g convGeom, out, x, w, bias []T) {
 	inPlane, wGroup, cols, og := g.cg()*g.h*g.w, g.og()*g.rows(), g.cols(), g.og()
 	parallelForCost(g.blocks(), convBlock*g.o*g.rows()*cols, func(lo, hi int) {
-		col := make([]T, g.rows()*convBlock*cols)
-		prod := make([]T, og*convBlock*cols)
+		colBuf := getScratch[T](g.rows() * cols)
+		defer putScratch(colBuf)
+		col := *colBuf
 		for b := lo; b < hi; b++ {
-			n0, n1, ld := g.blockRange(b)
-			for gi := range g.groups {
-				for n := n0; n < n1; n++ {
-					im2col(g, col[(n-n0)*cols:], ld, x[(n*g.groups+gi)*inPlane:])
+			n0, n1 := g.blockRange(b)
+			for n := n0; n < n1; n++ {
+				for gi := range g.groups {
+					im2col(g, col, cols, x[(n*g.groups+gi)*inPlane:])
+					dst := out[(n*g.o+gi*og)*cols : (n*g.o+(gi+1)*og)*cols]
+					gemm(false, false, og, cols, g.rows(), w[gi*wGroup:(gi+1)*wGroup], g.rows(), col, cols, 0, dst, cols, 1)
 				}
-				gemm(false, false, og, ld, g.rows(), w[gi*wGroup:(gi+1)*wGroup], g.rows(), col, ld, 0, prod, ld)
-				for n := n0; n < n1; n++ {
-					for o := range og {
-						oc := gi*og + o
+				if bias != nil {
+					for oc := range g.o {
 						dst := out[(n*g.o+oc)*cols : (n*g.o+oc+1)*cols]
-						copy(dst, prod[o*ld+(n-n0)*cols:])
-						if bias != nil {
-							for i := range dst {
-								dst[i] += bias[oc]
-							}
+						for i := range dst {
+							dst[i] += bias[oc]
 						}
 					}
 				}
@@ -349,61 +370,54 @@ func convForward[T Float](g convGeom, out, x, w, bias []T) {
 	})
 }
 
-// gatherBlock copies the output-shaped gy of group gi and samples [n0, n1)
-// into the block layout of one Gemm: row o, columns (n-n0, oh, ow).
-func gatherBlock[T Float](g convGeom, dst, gy []T, gi, n0, n1, ld int) {
-	cols, og := g.cols(), g.og()
-	for n := n0; n < n1; n++ {
-		for o := range og {
-			oc := gi*og + o
-			copy(dst[o*ld+(n-n0)*cols:], gy[(n*g.o+oc)*cols:(n*g.o+oc+1)*cols])
-		}
-	}
-}
-
-// convWeightGradKernel adds the weight gradient into gw: per block and
-// group dW_g += dY_g · colᵀ, each block into a partial sum of its own, and
-// the partial sums combined in block order.
+// convWeightGradKernel adds the weight gradient into gw: per block, sample
+// and group dW_g += dY_g · colᵀ, each block into a partial sum of its own,
+// and the partial sums combined in block order (the blocks are fixed, so
+// the sums do not depend on the number of goroutines).
 func convWeightGradKernel[T Float](g convGeom, gw, gy, x []T) {
 	inPlane, wGroup, cols, og := g.cg()*g.h*g.w, g.og()*g.rows(), g.cols(), g.og()
-	partial := make([][]T, g.blocks())
+	partialBuf := getScratch[T](g.blocks() * len(gw))
+	defer putScratch(partialBuf)
+	partial := *partialBuf
+	clear(partial)
 	parallelForCost(g.blocks(), convBlock*g.o*g.rows()*cols, func(lo, hi int) {
-		col := make([]T, g.rows()*convBlock*cols)
-		dy := make([]T, og*convBlock*cols)
+		colBuf := getScratch[T](g.rows() * cols)
+		defer putScratch(colBuf)
+		col := *colBuf
 		for b := lo; b < hi; b++ {
-			n0, n1, ld := g.blockRange(b)
-			pw := make([]T, len(gw))
-			for gi := range g.groups {
-				for n := n0; n < n1; n++ {
-					im2col(g, col[(n-n0)*cols:], ld, x[(n*g.groups+gi)*inPlane:])
+			n0, n1 := g.blockRange(b)
+			pw := partial[b*len(gw) : (b+1)*len(gw)]
+			for n := n0; n < n1; n++ {
+				for gi := range g.groups {
+					im2col(g, col, cols, x[(n*g.groups+gi)*inPlane:])
+					dy := gy[(n*g.o+gi*og)*cols : (n*g.o+(gi+1)*og)*cols]
+					gemm(false, true, og, g.rows(), cols, dy, cols, col, cols, 1, pw[gi*wGroup:(gi+1)*wGroup], g.rows(), 1)
 				}
-				gatherBlock(g, dy, gy, gi, n0, n1, ld)
-				gemm(false, true, og, g.rows(), ld, dy, ld, col, ld, 1, pw[gi*wGroup:(gi+1)*wGroup], g.rows())
 			}
-			partial[b] = pw
 		}
 	})
-	for _, pw := range partial {
-		for i, v := range pw {
+	for b := range g.blocks() {
+		for i, v := range partial[b*len(gw) : (b+1)*len(gw)] {
 			gw[i] += v
 		}
 	}
 }
 
-// convInputGradKernel adds the input gradient into gx: per block and group
-// dcol = W_gᵀ · dY_g, folded back into dX by col2im.
+// convInputGradKernel adds the input gradient into gx: per sample and
+// group dcol = W_gᵀ · dY_g, folded back into dX by col2im.
 func convInputGradKernel[T Float](g convGeom, gx, gy, w []T) {
 	inPlane, wGroup, cols, og := g.cg()*g.h*g.w, g.og()*g.rows(), g.cols(), g.og()
 	parallelForCost(g.blocks(), convBlock*g.o*g.rows()*cols, func(lo, hi int) {
-		col := make([]T, g.rows()*convBlock*cols)
-		dy := make([]T, og*convBlock*cols)
+		colBuf := getScratch[T](g.rows() * cols)
+		defer putScratch(colBuf)
+		col := *colBuf
 		for b := lo; b < hi; b++ {
-			n0, n1, ld := g.blockRange(b)
-			for gi := range g.groups {
-				gatherBlock(g, dy, gy, gi, n0, n1, ld)
-				gemm(true, false, g.rows(), ld, og, w[gi*wGroup:(gi+1)*wGroup], g.rows(), dy, ld, 0, col, ld)
-				for n := n0; n < n1; n++ {
-					col2im(g, gx[(n*g.groups+gi)*inPlane:(n*g.groups+gi+1)*inPlane], col[(n-n0)*cols:], ld)
+			n0, n1 := g.blockRange(b)
+			for n := n0; n < n1; n++ {
+				for gi := range g.groups {
+					dy := gy[(n*g.o+gi*og)*cols : (n*g.o+(gi+1)*og)*cols]
+					gemm(true, false, g.rows(), cols, og, w[gi*wGroup:(gi+1)*wGroup], g.rows(), dy, cols, 0, col, cols, 1)
+					col2im(g, gx[(n*g.groups+gi)*inPlane:(n*g.groups+gi+1)*inPlane], col, cols)
 				}
 			}
 		}

@@ -25,13 +25,19 @@ func ParallelFor(n int, body func(lo, hi int)) {
 }
 
 // parallelForCost is parallelFor for loops whose iterations each cost about
-// cost elements of work.
+// cost elements of work. Above parallelMin, the number of goroutines is
+// the one timing shows to be fastest for loops of that size
+// (threadChoices): one, when the machine's other cores do not pay.
 func parallelForCost(n, cost int, body func(lo, hi int)) {
-	if n*max(cost, 1) < parallelMin {
+	work := n * max(cost, 1)
+	if work < parallelMin {
 		body(0, n)
 		return
 	}
-	parallel.For(n, 0, func(_, lo, hi int) { body(lo, hi) })
+	choice := loopChoices.of(work)
+	run := choice.Next(float64(work))
+	parallel.For(n, run.Workers, func(_, lo, hi int) { body(lo, hi) })
+	choice.Done(run)
 }
 
 // mapSlice sets dst[i] = f(src[i]), computing in float64.

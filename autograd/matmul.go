@@ -3,17 +3,15 @@ package autograd
 import (
 	"fmt"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
-	"gonum.org/v1/gonum/blas/blas64"
+	internalgemm "github.com/dlca/dlca/internal/gemm"
 )
 
 // MatMul returns the matrix product of a and b with torch.matmul's rules:
 // two 1-D tensors give their dot product (0-D); a 1-D a is a row vector and
 // a 1-D b a column vector (the added dimension is removed again); otherwise
 // the last two dimensions multiply ([..., n, k] × [..., k, m]) and the
-// leading (batch) dimensions broadcast. Products run through gonum's BLAS
-// Gemm. MatMul panics, naming both shapes, when the inner dimensions differ
+// leading (batch) dimensions broadcast. Products run through the
+// project's GEMM (internal/gemm). MatMul panics, naming both shapes, when the inner dimensions differ
 // or the batch dimensions do not broadcast.
 func MatMul(a, b *Tensor) *Tensor {
 	checkDType("MatMul", a, b)
@@ -149,35 +147,30 @@ func gemmBatch(op string, a, b *Tensor, ta, tb bool) *Tensor {
 		}
 		oa, ob = oa*ar*ac, ob*br*bc
 		if a.dtype == Float64 {
-			gemm(ta, tb, n, m, k, a.f64[oa:oa+ar*ac], ac, b.f64[ob:ob+br*bc], bc, 0, out.f64[i*n*m:(i+1)*n*m], m)
+			gemm(ta, tb, n, m, k, a.f64[oa:oa+ar*ac], ac, b.f64[ob:ob+br*bc], bc, 0, out.f64[i*n*m:(i+1)*n*m], m, 0)
 		} else {
-			gemm(ta, tb, n, m, k, a.f32[oa:oa+ar*ac], ac, b.f32[ob:ob+br*bc], bc, 0, out.f32[i*n*m:(i+1)*n*m], m)
+			gemm(ta, tb, n, m, k, a.f32[oa:oa+ar*ac], ac, b.f32[ob:ob+br*bc], bc, 0, out.f32[i*n*m:(i+1)*n*m], m, 0)
 		}
 	}
 	return out
 }
 
-// gemm sets c (n×m, row stride ldc) to op(a)·op(b) + beta·c through
-// gonum's BLAS, with op(a) n×k and op(b) k×m.
-func gemm[T Float](ta, tb bool, n, m, k int, a []T, lda int, b []T, ldb int, beta float64, c []T, ldc int) {
-	if n == 0 || m == 0 || k == 0 && beta != 0 {
-		return
-	}
-	if k == 0 {
-		clear(c)
-		return
-	}
-	tA, tB := blas.NoTrans, blas.NoTrans
-	if ta {
-		tA = blas.Trans
-	}
-	if tb {
-		tB = blas.Trans
+// gemm sets c (n×m, row stride ldc) to op(a)·op(b) + beta·c through the
+// project's GEMM (internal/gemm), with op(a) n×k and op(b) k×m, on up to
+// threads goroutines (0: as many as timing shows to be fastest for
+// products of its size, see threadChoices). Its bits do not depend on the
+// thread count.
+func gemm[T Float](ta, tb bool, n, m, k int, a []T, lda int, b []T, ldb int, beta float64, c []T, ldc int, threads int) {
+	if threads <= 0 && n*m*k >= internalgemm.MinWork {
+		choice := gemmChoices.of(n * m * k)
+		run := choice.Next(float64(n * m * k))
+		defer choice.Done(run)
+		threads = run.Workers
 	}
 	switch c := any(c).(type) {
 	case []float32:
-		blas32.Implementation().Sgemm(tA, tB, n, m, k, 1, any(a).([]float32), max(lda, 1), any(b).([]float32), max(ldb, 1), float32(beta), c, max(ldc, 1))
+		internalgemm.Sgemm(ta, tb, n, m, k, any(a).([]float32), max(lda, 1), any(b).([]float32), max(ldb, 1), float32(beta), c, max(ldc, 1), threads)
 	case []float64:
-		blas64.Implementation().Dgemm(tA, tB, n, m, k, 1, any(a).([]float64), max(lda, 1), any(b).([]float64), max(ldb, 1), beta, c, max(ldc, 1))
+		internalgemm.Dgemm(ta, tb, n, m, k, any(a).([]float64), max(lda, 1), any(b).([]float64), max(ldb, 1), beta, c, max(ldc, 1), threads)
 	}
 }

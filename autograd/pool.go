@@ -135,6 +135,9 @@ func maxPool2d(x *Tensor, cfg Pool2dConfig) (*Tensor, func() []int) {
 	}
 	return Record("MaxPool2d", out, []*Tensor{x}, func(gy *Tensor) []*Tensor {
 		at := idx
+		if gy.dev == nil && !slices.Contains(idx, -1) {
+			return []*Tensor{maxPoolGrad(g, gy, idx, x.shape)}
+		}
 		gy = Reshape(gy, g.planes, g.oh*g.ow)
 		if slices.Contains(idx, -1) {
 			// Empty windows send their gradient to cell 0, times 0.
@@ -162,6 +165,67 @@ func MaxPool1d(x *Tensor, cfg Pool1dConfig) (*Tensor, []int) {
 	}
 	out, idx := MaxPool2dWith(Unsqueeze(x, 2), cfg.to2d())
 	return Squeeze(out, 2), idx
+}
+
+// maxPoolGrad is max pooling's input gradient (of shape xShape) on the
+// CPU for the output gradient gy and the windows' indices idx (none -1):
+// the ScatterAdd of the general rule in one pass, without its copies. Its
+// rule is the matching gather (maxPoolGather), so gradients of any order
+// are recorded, as on a device (maxPoolGradOn).
+func maxPoolGrad(g poolGeom, gy *Tensor, idx []int, xShape []int) *Tensor {
+	gx := Zeros(gy.dtype, xShape...)
+	if gy.dtype == Float64 {
+		maxPoolScatter(g, gx.f64, gy.f64, idx)
+	} else {
+		maxPoolScatter(g, gx.f32, gy.f32, idx)
+	}
+	return Record("MaxPool2dBackward", gx, []*Tensor{gy}, func(h *Tensor) []*Tensor {
+		return []*Tensor{maxPoolGather(g, h, idx, gy.shape)}
+	})
+}
+
+// maxPoolGather is h (input-shaped) at the windows' indices, of the
+// output's shape yShape: maxPoolGrad's transpose and gradient.
+func maxPoolGather(g poolGeom, h *Tensor, idx []int, yShape []int) *Tensor {
+	if h.dev != nil {
+		h = mustTo(h, CPU) // NOTE: the indices live on the CPU here
+	}
+	out := Zeros(h.dtype, yShape...)
+	if h.dtype == Float64 {
+		maxPoolPick(g, out.f64, h.f64, idx)
+	} else {
+		maxPoolPick(g, out.f32, h.f32, idx)
+	}
+	return Record("MaxPoolGather", out, []*Tensor{h}, func(k *Tensor) []*Tensor {
+		return []*Tensor{maxPoolGrad(g, k, idx, h.shape)}
+	})
+}
+
+// maxPoolScatter adds each output's gradient gy[o] to its window's
+// maximum in gx, plane by plane, in output order (as ScatterAdd).
+func maxPoolScatter[T Float](g poolGeom, gx, gy []T, idx []int) {
+	in, out := g.h*g.w, g.oh*g.ow
+	parallelForCost(g.planes, out, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			dst, src, at := gx[p*in:(p+1)*in], gy[p*out:(p+1)*out], idx[p*out:(p+1)*out]
+			for o, k := range at {
+				dst[k] += src[o]
+			}
+		}
+	})
+}
+
+// maxPoolPick sets dst[o] to h at output o's window maximum.
+func maxPoolPick[T Float](g poolGeom, dst, h []T, idx []int) {
+	in, out := g.h*g.w, g.oh*g.ow
+	parallelForCost(g.planes, out, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			d, src, at := dst[p*out:(p+1)*out], h[p*in:(p+1)*in], idx[p*out:(p+1)*out]
+			for o, k := range at {
+				d[o] = src[k]
+			}
+		}
+	})
 }
 
 // maxPoolOn is maxPool2d on x's device: the indices stay there (the
@@ -213,6 +277,10 @@ func maxPoolKernel[T Float](g poolGeom, out []T, idx []int, x []T) {
 	parallelForCost(g.planes, g.oh*g.ow*g.kh*g.kw, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
 			plane := x[p*g.h*g.w : (p+1)*g.h*g.w]
+			if g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 && g.dh == 1 && g.dw == 1 && 2*g.oh <= g.h && 2*g.ow <= g.w {
+				maxPool2x2(g, out[p*g.oh*g.ow:(p+1)*g.oh*g.ow], idx[p*g.oh*g.ow:(p+1)*g.oh*g.ow], plane)
+				continue
+			}
 			for i := range g.oh {
 				for j := range g.ow {
 					best, bv := -1, T(math.Inf(-1))
@@ -238,6 +306,55 @@ func maxPoolKernel[T Float](g poolGeom, out []T, idx []int, x []T) {
 			}
 		}
 	})
+}
+
+// maxPool2x2 is maxPoolKernel for one plane of the common 2×2 window with
+// stride 2, no padding and no dilation, every window inside the plane. It
+// picks what the general loop picks, the first cell holding the maximum
+// (the last NaN when there is one), without a branch on the data where no
+// NaN is present: the maximum first, then its first cell by comparisons a
+// conditional move resolves (activations after ReLU tie at 0 half the
+// time, which a branch predictor loses).
+func maxPool2x2[T Float](g poolGeom, out []T, idx []int, plane []T) {
+	for i := range g.oh {
+		top, bottom := 2*i*g.w, (2*i+1)*g.w
+		r0, r1 := plane[top:top+2*g.ow], plane[bottom:bottom+2*g.ow]
+		o, at := out[i*g.ow:(i+1)*g.ow], idx[i*g.ow:(i+1)*g.ow]
+		for j := range o {
+			a, b, c, d := r0[2*j], r0[2*j+1], r1[2*j], r1[2*j+1]
+			m := max(max(a, b), max(c, d))
+			if m != m { // a NaN: the general order of comparisons
+				o[j], at[j] = maxPoolNaNWindow(plane, top+2*j, bottom+2*j)
+				continue
+			}
+			k := bottom + 2*j + 1
+			if c == m {
+				k = bottom + 2*j
+			}
+			if b == m {
+				k = top + 2*j + 1
+			}
+			if a == m {
+				k = top + 2*j
+			}
+			o[j], at[j] = plane[k], k
+		}
+	}
+}
+
+// maxPoolNaNWindow is the general loop's pick in the 2×2 window whose rows
+// start at plane[top] and plane[bottom]. It is a call of its own so that
+// maxPool2x2's loop keeps its values in registers.
+//
+//go:noinline
+func maxPoolNaNWindow[T Float](plane []T, top, bottom int) (T, int) {
+	best, bv := top, plane[top]
+	for _, k := range [3]int{top + 1, bottom, bottom + 1} {
+		if v := plane[k]; v > bv || v != v {
+			best, bv = k, v
+		}
+	}
+	return bv, best
 }
 
 // AvgPool2d is torch.nn.functional.avg_pool2d(x, kernel, stride, padding)

@@ -125,9 +125,67 @@ func Sigmoid(t *Tensor) *Tensor {
 func Relu(t *Tensor) *Tensor {
 	// relu'(0) = 0. At NaN the gradient passes through (g), as PyTorch's
 	// threshold_backward: x <= 0 ? 0 : g.
+	if t.dev == nil {
+		out := ZerosLike(t)
+		if t.dtype == Float64 {
+			reluKernel(out.f64, t.f64, t.f64)
+		} else {
+			reluKernel(out.f32, t.f32, t.f32)
+		}
+		return Record("Relu", out, []*Tensor{t}, func(g *Tensor) []*Tensor { return []*Tensor{reluGrad(g, t)} })
+	}
 	return unaryOp{"Relu", func(x float64) float64 { return max(x, 0) }, func(g, x, _ *Tensor) *Tensor {
-		return Where(Le(x, scalarLike(x, 0)), scalarLike(g, 0), g)
+		return reluGrad(g, x)
 	}}.apply(t)
+}
+
+// reluGrad returns g where x > 0 or x is NaN and 0 elsewhere (PyTorch's
+// threshold_backward), recorded as an op of g whose gradient is reluGrad
+// of the same x (x's mask is piecewise constant: no gradient to x). On the
+// CPU it is one pass; elsewhere it is composed of Le and Where.
+func reluGrad(g, x *Tensor) *Tensor {
+	if g.dev != nil || x.dev != nil || g.dtype != x.dtype || !sameShape(g.shape, x.shape) {
+		return Where(Le(x, scalarLike(x, 0)), scalarLike(g, 0), g)
+	}
+	out := ZerosLike(g)
+	if g.dtype == Float64 {
+		reluKernel(out.f64, x.f64, g.f64)
+	} else {
+		reluKernel(out.f32, x.f32, g.f32)
+	}
+	return Record("ReluBackward", out, []*Tensor{g}, func(gg *Tensor) []*Tensor { return []*Tensor{reluGrad(gg, x)} })
+}
+
+// reluKernel sets dst[i] to v[i] where x[i] > 0 or x[i] is NaN, else to 0:
+// with v = x, relu itself (NaN propagates, -0 becomes 0, as max(x, 0)).
+func reluKernel[T Float](dst, x, v []T) {
+	ParallelFor(len(dst), func(lo, hi int) {
+		switch dst := any(dst[lo:hi]).(type) {
+		case []float32:
+			relu32(dst, any(x[lo:hi]).([]float32), any(v[lo:hi]).([]float32))
+		case []float64:
+			for i, xi := range any(x[lo:hi]).([]float64) {
+				if !(xi <= 0) {
+					dst[i] = any(v).([]float64)[lo+i]
+				}
+			}
+		}
+	})
+}
+
+// relu32 is reluKernel's float32 loop without a branch on the data (the
+// signs of activations are a coin toss a branch predictor loses): the kept
+// value's bits are masked.
+func relu32(dst, x, v []float32) {
+	v = v[:len(x)]
+	dst = dst[:len(x)]
+	for i, xi := range x {
+		var m uint32
+		if !(xi <= 0) {
+			m = ^uint32(0)
+		}
+		dst[i] = math.Float32frombits(math.Float32bits(v[i]) & m)
+	}
 }
 
 // Gelu returns the exact GELU, t·Φ(t) with Φ the standard normal CDF.

@@ -112,7 +112,7 @@ func (e *CPU) iterate(b *Batch, keep bool) (float64, []*autograd.Tensor, error) 
 // Workers returns the number of goroutines a step runs on: Setup.Workers
 // if it was set, otherwise the engine's choice, 0 until its first
 // iterations have made it (see Setup.Workers).
-func (e *CPU) Workers() int { return e.workers.chosen }
+func (e *CPU) Workers() int { return e.workers.chosen() }
 
 // Model implements Engine.
 func (e *CPU) Model() (*dlca.Model, error) { return e.m.Clone(), nil }

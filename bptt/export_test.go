@@ -18,8 +18,8 @@ func NewWorkerChoice(workers int) WorkerChoice { return WorkerChoice{newWorkerCh
 // NewWorkerChoiceClock is NewWorkerChoice timed by now.
 func NewWorkerChoiceClock(workers int, now func() time.Time) WorkerChoice {
 	c := newWorkerChoice(workers)
-	c.now = now
+	c.choice.Now = now
 	return WorkerChoice{c}
 }
 func (w WorkerChoice) Next() (workers int, done func()) { return w.c.next() }
-func (w WorkerChoice) Chosen() int                      { return w.c.chosen }
+func (w WorkerChoice) Chosen() int                      { return w.c.chosen() }

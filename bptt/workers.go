@@ -2,7 +2,8 @@ package bptt
 
 import (
 	"runtime"
-	"time"
+
+	"github.com/dlca/dlca/internal/parallel"
 )
 
 const (
@@ -21,13 +22,18 @@ const (
 )
 
 // workerChoice chooses the CPU engine's number of workers per step by
-// timing iterations: after one untimed iteration (buffers are allocated),
-// it alternates one worker and GOMAXPROCS for workerTrials iterations each
-// and keeps the one whose fastest iteration was faster, for workerRetrial
-// iterations, then times both again; sooner when the chosen count's
-// iterations turn workerSlowdown times slower than in its trial,
-// workerSlowRun times in a row. A trial costs at most a few slower
-// iterations in hundreds.
+// timing iterations (parallel.Choice): after one untimed iteration (buffers
+// are allocated), it cycles through 1, 2, 4, ... and GOMAXPROCS workers for
+// workerTrials iterations each and keeps the count whose fastest iteration
+// was fastest, for workerRetrial iterations, then times them all again;
+// sooner when the chosen count's iterations turn workerSlowdown times
+// slower than in its trial, workerSlowRun times in a row. A trial costs at
+// most a few slower iterations in hundreds.
+//
+// NOTE: on a 16-core sandboxed host (the H100's) 16 threads took 276.8 ms
+// an iteration where one takes about 66 ms: choosing only between one and
+// all would still have caught that, but not a middle count that beats
+// both, hence the whole ladder.
 //
 // NOTE: on the reference machine (a VM with 2 vCPUs) two workers take the
 // checkerboard's iteration from 40 ms to 31 ms most of the time, but for
@@ -45,70 +51,40 @@ const (
 // runs on it, so it is measured rather than assumed. The results do not
 // depend on the choice.
 type workerChoice struct {
-	auto   bool             // choose by timing (Setup.Workers 0)
-	chosen int              // workers in use; 0 until the first trial ends
-	iters  int              // iterations since the start or the last trial's
-	best   [2]time.Duration // a trial's fastest iteration: one worker, all
-	slow   int              // slow iterations in a row since the trial
-	now    func() time.Time // the clock (the tests' own)
+	auto   bool // choose by timing (Setup.Workers 0)
+	fixed  int  // Setup.Workers when not auto
+	choice *parallel.Choice
 }
 
 func newWorkerChoice(workers int) *workerChoice {
 	if workers == 0 && runtime.GOMAXPROCS(0) == 1 {
 		workers = 1
 	}
-	return &workerChoice{auto: workers == 0, chosen: workers, now: time.Now}
+	c := parallel.NewChoice()
+	c.Trials, c.Retrial, c.SlowRun, c.Slowdown = workerTrials, workerRetrial, workerSlowRun, workerSlowdown
+	return &workerChoice{auto: workers == 0, fixed: workers, choice: c}
 }
 
-// retrial makes the next iteration start a new trial.
-func (c *workerChoice) retrial() {
-	c.iters, c.best, c.slow = 1, [2]time.Duration{}, 0
+// chosen returns the workers in use: Setup.Workers if it was set, else 0
+// until the first trial ends, then the choice.
+func (c *workerChoice) chosen() int {
+	if !c.auto {
+		return c.fixed
+	}
+	return c.choice.Chosen()
 }
 
 // next returns the number of workers for the next iteration, 0 meaning
-// GOMAXPROCS, and a function to call when it is done.
+// GOMAXPROCS while trials run, and a function to call when it is done.
 func (c *workerChoice) next() (workers int, done func()) {
 	if !c.auto {
-		return c.chosen, func() {}
+		return c.fixed, func() {}
 	}
-	i := c.iters
-	c.iters++
-	switch {
-	case i == 0: // the first iteration, untimed
-		return 0, func() {}
-	case i > 2*workerTrials:
-		if i >= workerRetrial {
-			c.retrial()
-			return c.chosen, func() {}
-		}
-		k := 1
-		if c.chosen == 1 {
-			k = 0
-		}
-		start := c.now()
-		return c.chosen, func() {
-			if c.now().Sub(start) < time.Duration(workerSlowdown*float64(c.best[k])) {
-				c.slow = 0
-			} else if c.slow++; c.slow >= workerSlowRun {
-				c.retrial()
-			}
-		}
+	trialing := c.choice.Trialing()
+	r := c.choice.Next(1)
+	workers = r.Workers
+	if trialing && workers == runtime.GOMAXPROCS(0) {
+		workers = 0
 	}
-	workers, k := 0, 1 // odd iterations of a trial run on one worker, even on all
-	if i%2 == 1 {
-		workers, k = 1, 0
-	}
-	start := c.now()
-	return workers, func() {
-		d := c.now().Sub(start)
-		if c.best[k] == 0 || d < c.best[k] {
-			c.best[k] = d
-		}
-		if i == 2*workerTrials {
-			c.chosen = runtime.GOMAXPROCS(0)
-			if c.best[0] < c.best[1] {
-				c.chosen = 1
-			}
-		}
-	}
+	return workers, func() { c.choice.Done(r) }
 }

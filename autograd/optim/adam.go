@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/internal/fused"
 )
 
 // AdamConfig holds the hyper-parameters of Adam and AdamW, as the keyword
@@ -185,8 +186,14 @@ type AdamUpdate struct {
 
 // adamKernel updates p from g with bufs = m, v and, with AMSGrad, max v.
 func adamKernel[T autograd.Float](u AdamUpdate) func(p, g []T, bufs [][]T) {
+	fc := fused.Adam{B1: u.B1, OneMinusB1: 1 - u.B1, B2: u.B2, OneMinusB2: 1 - u.B2, L2: u.L2, Decay: u.Decay, StepSize: u.StepSize, SqrtBC2: u.SqrtBC2, Eps: u.Eps}
 	return func(p, g []T, bufs [][]T) {
 		m, v := bufs[0], bufs[1]
+		if p32, ok := any(p).([]float32); ok && !u.AMSGrad {
+			// The same arithmetic in one vectorised pass, bit for bit.
+			fused.AdamFloat32(p32, any(g).([]float32), any(m).([]float32), any(v).([]float32), &fc)
+			return
+		}
 		for j := range p {
 			// NOTE: every product is rounded (an explicit conversion)
 			// before it is added, so that no build fuses a multiply-add

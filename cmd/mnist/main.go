@@ -23,6 +23,7 @@ import (
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/internal/mnist"
 	"github.com/dlca/dlca/internal/runctl"
+	"golang.org/x/term"
 )
 
 func main() {
@@ -97,7 +98,8 @@ func run(args []string) error {
 	fmt.Printf("%s (%d training images), model %s on %s, %d epochs, batch %d, lr %g, seed %d\n",
 		ds.Name, train.Len(), *model, where, *epochs, *batch, *lr, *seed)
 	start, last := time.Now(), time.Now()
-	cfg := mnist.Config{Epochs: *epochs, Batch: *batch, LR: *lr, Seed: *seed, Device: dev}
+	cfg := mnist.Config{Epochs: *epochs, Batch: *batch, LR: *lr, Seed: *seed, Device: dev,
+		Progress: mnist.Progress(os.Stdout, term.IsTerminal(int(os.Stdout.Fd())), *batch, 5*time.Second)}
 	err = mnist.Train(m, train, cfg, func(epoch int, loss float64) {
 		fmt.Printf("epoch %d: training loss %.4f, %.1f s\n", epoch, loss, time.Since(last).Seconds())
 		last = time.Now()

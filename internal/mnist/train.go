@@ -15,6 +15,9 @@ type Config struct {
 	LR     float64 // Adam's peak learning rate, annealed to 0 along a cosine over the run
 	Seed   uint64  // shuffling
 	Device Device  // where m lives (nil: the CPU)
+	// Progress, if not nil, is called after each step with the epoch (from
+	// 1), the step within it (from 1) and the steps per epoch.
+	Progress func(epoch, step, steps int)
 }
 
 // device returns cfg's device, the CPU when none is set.
@@ -51,6 +54,9 @@ func Train(m nn.Module, train *Set, cfg Config, report func(epoch int, loss floa
 			}
 			total += loss
 			steps++
+			if cfg.Progress != nil {
+				cfg.Progress(epoch, steps, perEpoch)
+			}
 		}
 		if report != nil {
 			report(epoch, total/float64(steps))

@@ -97,6 +97,7 @@ func benchStep(b *testing.B, m nn.Module) {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(b.N*len(all))/b.Elapsed().Seconds(), "images/s")
 }
 
 // BenchmarkCNNStep times one training step of the CNN at batch 128.
