@@ -1,0 +1,270 @@
+package gpu
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/autograd/nn"
+	"github.com/dlca/dlca/autograd/optim"
+)
+
+// mlpRun is a small MLP (12-16-4, ReLU) with Adam on an autograd device,
+// and its training step as a StepFunc: softmax cross-entropy against
+// one-hot targets (an input tensor, so that a replay sees new labels).
+type mlpRun struct {
+	model nn.Module
+	opt   *optim.Adam
+	step  StepFunc
+}
+
+func newMLPRun(t *testing.T, dev *AutogradDevice, seed uint64, clip bool) *mlpRun {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 2))
+	m := nn.NewSequential(
+		nn.NewLinear(12, 16, true, autograd.Float32, rng),
+		nn.ReLU,
+		nn.NewLinear(16, 4, true, autograd.Float32, rng),
+	)
+	if err := nn.To(m, dev); err != nil {
+		t.Fatal(err)
+	}
+	c := optim.DefaultAdam()
+	c.LR, c.WeightDecay = 0.01, 0.001
+	r := &mlpRun{model: m, opt: optim.NewAdam(m.Parameters(), c)}
+	r.step = func(in []*autograd.Tensor) ([]*autograd.Tensor, error) {
+		loss := nn.CrossEntropyLossProbs(m.Forward(in[0]), in[1], nn.ClassOptions{})
+		r.opt.ZeroGrad()
+		if err := loss.Backward(); err != nil {
+			return nil, err
+		}
+		if clip {
+			optim.ClipGradValue(m.Parameters(), 0.05)
+		}
+		return []*autograd.Tensor{loss}, r.opt.Step()
+	}
+	return r
+}
+
+// mlpBatch returns step i's inputs for a batch of n: features and one-hot
+// targets, on the CPU.
+func mlpBatch(i, n int) (x, y *autograd.Tensor) {
+	rng := rand.New(rand.NewPCG(uint64(i), uint64(n)))
+	xs := make([]float32, n*12)
+	for j := range xs {
+		xs[j] = float32(rng.NormFloat64())
+	}
+	ys := make([]float32, n*4)
+	for j := range n {
+		ys[j*4+rng.IntN(4)] = 1
+	}
+	return autograd.New(xs, n, 12), autograd.New(ys, n, 4)
+}
+
+// hostValues reads ts back to the CPU as float32.
+func hostValues(t *testing.T, ts ...*autograd.Tensor) [][]float32 {
+	t.Helper()
+	var out [][]float32
+	for _, x := range ts {
+		h, err := x.To(autograd.CPU)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, h.Data32())
+	}
+	return out
+}
+
+// sameBits fails t unless got and want hold identical float32 bits.
+func sameBits(t *testing.T, what string, got, want [][]float32) {
+	t.Helper()
+	for i := range want {
+		for j := range want[i] {
+			if math.Float32bits(got[i][j]) != math.Float32bits(want[i][j]) {
+				t.Fatalf("%s: tensor %d element %d is %v captured, %v eager", what, i, j, got[i][j], want[i][j])
+			}
+		}
+	}
+}
+
+// moments returns Adam's m and v of every parameter, flattened.
+func moments(o *optim.Adam) [][]float32 {
+	var out [][]float32
+	for _, name := range []string{"m", "v"} {
+		for _, b := range o.State().Buffers[name] {
+			f := make([]float32, len(b))
+			for i, v := range b {
+				f[i] = float32(v)
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// TestCaptureEqualsEager trains two identical MLPs for six Adam steps, one
+// eagerly and one through a captured, unfused step (a capture, then
+// replays, with a learning rate changed between steps as a schedule would,
+// and clipping by value), and requires equal bits in the losses, the
+// parameters and Adam's moments after every step: a replay submits the
+// very kernels of the eager step, over the same data.
+func TestCaptureEqualsEager(t *testing.T) {
+	dev := testAutograd(t)
+	eager := newMLPRun(t, dev, 7, true)
+	captured := newMLPRun(t, dev, 7, true)
+	step := CaptureUnfused(dev, captured.step)
+	defer step.Release()
+	for i := range 6 {
+		x, y := mlpBatch(i, 8)
+		if i == 3 {
+			eager.opt.SetGroupLR(0, 0.003)
+			captured.opt.SetGroupLR(0, 0.003)
+		}
+		xd, _ := x.To(dev)
+		yd, _ := y.To(dev)
+		want, err := eager.step([]*autograd.Tensor{xd, yd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := step.Run(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameBits(t, "loss", hostValues(t, got...), hostValues(t, want...))
+		t.Logf("step %d", i)
+		sameBits(t, "parameters", hostValues(t, captured.model.Parameters()...), hostValues(t, eager.model.Parameters()...))
+		sameBits(t, "Adam's moments", moments(captured.opt), moments(eager.opt))
+	}
+	if got, want := captured.opt.State().ParamSteps, eager.opt.State().ParamSteps; got[0] != want[0] || got[0] != 6 {
+		t.Errorf("Adam's step counts: %v captured, %v eager (want 6)", got, want)
+	}
+	if step.Programs() != 1 {
+		t.Errorf("%d programs for one shape, want 1", step.Programs())
+	}
+}
+
+// TestCaptureReplayCounts requires a replay of the MLP step to be one
+// submission with no read-back, and the same number of dispatches as the
+// eager step.
+func TestCaptureReplayCounts(t *testing.T) {
+	dev := testAutograd(t)
+	eager := newMLPRun(t, dev, 3, false)
+	x, y := mlpBatch(0, 8)
+	xd, _ := x.To(dev)
+	yd, _ := y.To(dev)
+	if _, err := eager.step([]*autograd.Tensor{xd, yd}); err != nil { // Adam creates its moments
+		t.Fatal(err)
+	}
+	d0, _ := dev.Counts()
+	if _, err := eager.step([]*autograd.Tensor{xd, yd}); err != nil {
+		t.Fatal(err)
+	}
+	d1, _ := dev.Counts()
+	captured := newMLPRun(t, dev, 3, false)
+	step := CaptureUnfused(dev, captured.step)
+	defer step.Release()
+	for range 3 { // a warm-up, a capture, a replay
+		if _, err := step.Run(x, y); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dBefore, sBefore := dev.Counts()
+	rBefore := dev.ReadBacks()
+	if _, err := step.Run(x, y); err != nil {
+		t.Fatal(err)
+	}
+	dAfter, sAfter := dev.Counts()
+	if got, want := dAfter-dBefore, d1-d0; got != want {
+		t.Errorf("a replay made %d dispatches, the eager step %d", got, want)
+	}
+	if got := sAfter - sBefore; got != 1 {
+		t.Errorf("a replay made %d submissions, want 1", got)
+	}
+	if got := dev.ReadBacks() - rBefore; got != 0 {
+		t.Errorf("a replay read back %d values, want none", got)
+	}
+}
+
+// TestCaptureShapeChange runs a captured step on batches of 8, then 5, then
+// 8 again: the batch of 5 captures a second program, and every step still
+// equals the eager one bit for bit.
+func TestCaptureShapeChange(t *testing.T) {
+	dev := testAutograd(t)
+	eager := newMLPRun(t, dev, 11, false)
+	captured := newMLPRun(t, dev, 11, false)
+	step := CaptureUnfused(dev, captured.step)
+	defer step.Release()
+	for i, n := range []int{8, 8, 5, 5, 8} {
+		x, y := mlpBatch(i, n)
+		xd, _ := x.To(dev)
+		yd, _ := y.To(dev)
+		want, err := eager.step([]*autograd.Tensor{xd, yd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := step.Run(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameBits(t, "loss", hostValues(t, got...), hostValues(t, want...))
+		t.Logf("step %d", i)
+		sameBits(t, "parameters", hostValues(t, captured.model.Parameters()...), hostValues(t, eager.model.Parameters()...))
+	}
+	if step.Programs() != 2 {
+		t.Errorf("%d programs after batches of 8 and 5, want 2", step.Programs())
+	}
+}
+
+// TestCaptureErrors: a read-back inside a step (To(autograd.CPU), or ClipGradNorm,
+// which reads its norm) runs in the eager warm-up but fails the capture with ErrCaptureReadBack and
+// leaves the device usable; an input on the device is refused with a
+// message saying what Run takes.
+func TestCaptureErrors(t *testing.T) {
+	dev := testAutograd(t)
+	r := newMLPRun(t, dev, 5, false)
+	x, y := mlpBatch(0, 4)
+	for name, fn := range map[string]StepFunc{
+		"To(CPU)": func(in []*autograd.Tensor) ([]*autograd.Tensor, error) {
+			out, err := r.step(in)
+			if err == nil {
+				_, err = out[0].To(autograd.CPU)
+			}
+			return out, err
+		},
+		"ClipGradNorm": func(in []*autograd.Tensor) ([]*autograd.Tensor, error) {
+			loss := nn.CrossEntropyLossProbs(r.model.Forward(in[0]), in[1], nn.ClassOptions{})
+			r.opt.ZeroGrad()
+			if err := loss.Backward(); err != nil {
+				return nil, err
+			}
+			if _, err := optim.ClipGradNorm(r.model.Parameters(), 1, 2); err != nil {
+				return nil, err
+			}
+			return []*autograd.Tensor{loss}, r.opt.Step()
+		},
+	} {
+		step := Capture(dev, fn)
+		if _, err := step.Run(x, y); err != nil {
+			t.Fatalf("%s: the eager warm-up failed: %v", name, err)
+		}
+		_, err := step.Run(x, y)
+		if !errors.Is(err, ErrCaptureReadBack) {
+			t.Errorf("%s inside a captured step: error %v, want ErrCaptureReadBack", name, err)
+		}
+		if step.Programs() != 0 {
+			t.Errorf("%s: a failed capture kept a program", name)
+		}
+		step.Release()
+		if err := dev.Err(); err != nil {
+			t.Fatalf("%s: the device failed with the capture: %v", name, err)
+		}
+	}
+	xd, _ := x.To(dev)
+	step := Capture(dev, r.step)
+	defer step.Release()
+	if _, err := step.Run(xd, y); err == nil {
+		t.Error("Run took an input on the device, want an error saying it takes CPU tensors")
+	}
+}
