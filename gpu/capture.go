@@ -118,6 +118,7 @@ type cmdInfo struct {
 	params  any
 	bufs    []*wgpu.Buffer
 	uniform *wgpu.Buffer
+	offset  uint64 // of its params in uniform: non-zero in a fused kernel's
 	threads int
 	dynamic bool // recorded by a hook: its uniform changes per replay
 }
@@ -396,8 +397,8 @@ func (a *AutogradDevice) refresh(shader string, threads int, params any, bufs []
 		r.err = fmt.Errorf("an optimiser's update dispatched %s at replay where it dispatched %s over other buffers at capture", shader, sl.shader)
 		return
 	}
-	if err := a.d.writeParams(sl.uniform, shader, encodeParams(shader, params)); err != nil {
-		r.err = err
+	if err := a.d.queue.WriteBuffer(sl.uniform, sl.offset, encodeParams(shader, params)); err != nil {
+		r.err = fmt.Errorf("writing the params of %s: %v", shader, err)
 	}
 }
 

@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -266,5 +267,66 @@ func TestCaptureErrors(t *testing.T) {
 	defer step.Release()
 	if _, err := step.Run(xd, y); err == nil {
 		t.Error("Run took an input on the device, want an error saying it takes CPU tensors")
+	}
+}
+
+// TestCaptureFusedMatchesEager trains three identical MLPs for five Adam
+// steps with value clipping: eagerly on the GPU, through a captured step
+// with fusion, and eagerly on the CPU. Fusion must have cut the step's
+// dispatches, and the fused run must match the eager one within float32
+// rounding and the CPU's within the parity tests' tolerance.
+//
+// The bound for fused against eager: a fused kernel evaluates each former
+// kernel's own float32 expression on the same operands, stores every
+// intermediate, and runs the same matrix products and reductions; the one
+// freedom WGSL leaves the compiler across the former kernels' boundaries is
+// to contract a multiply and an add into one rounding, which moves a value
+// by at most half an ulp (2^-24 relative). Through five steps of Adam, whose
+// update lr·m̂/(√v̂+ε) moves a parameter by at most about lr = 0.01 per step,
+// a relative change of a few ulps in m̂/√v̂ moves a parameter by well under
+// 1e-7: 1e-6 of the parameters' scale (max(|p|, 1)) is a bound with room.
+func TestCaptureFusedMatchesEager(t *testing.T) {
+	dev := testAutograd(t)
+	eager := newMLPRun(t, dev, 9, true)
+	fused := newMLPRun(t, dev, 9, true)
+	cpu := newMLPRun(t, dev, 9, true)
+	if err := nn.To(cpu.model, autograd.CPU); err != nil {
+		t.Fatal(err)
+	}
+	step := Capture(dev, fused.step)
+	defer step.Release()
+	for i := range 5 {
+		x, y := mlpBatch(i, 8)
+		xd, _ := x.To(dev)
+		yd, _ := y.To(dev)
+		if _, err := eager.step([]*autograd.Tensor{xd, yd}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cpu.step([]*autograd.Tensor{x, y}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := step.Run(x, y); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, y := mlpBatch(0, 8)
+	unfused := CaptureUnfused(dev, newMLPRun(t, dev, 9, true).step)
+	defer unfused.Release()
+	for range 2 {
+		if _, err := unfused.Run(x, y); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f, u := step.Dispatches(x, y), unfused.Dispatches(x, y); f == 0 || f >= u {
+		t.Errorf("the fused step makes %d dispatches, the unfused %d: want fewer", f, u)
+	}
+	for i, p := range fused.model.Parameters() {
+		got := toCPU(t, p)
+		for _, e := range differences(fmt.Sprintf("parameter %d against the eager GPU step", i), got, toCPU(t, eager.model.Parameters()[i]), 1e-6) {
+			t.Error(e)
+		}
+		for _, e := range differences(fmt.Sprintf("parameter %d against the CPU", i), got, cpu.model.Parameters()[i], tolElementwise) {
+			t.Error(e)
+		}
 	}
 }

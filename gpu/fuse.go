@@ -1,5 +1,408 @@
 package gpu
 
-// fuse rewrites a captured program's chains of elementwise kernels as one
-// kernel each (not yet: the program is kept as recorded).
-func (a *AutogradDevice) fuse(p *program) {}
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/cogentcore/webgpu/wgpu"
+)
+
+// Fusion of a captured program (Capture): each run of consecutive
+// elementwise dispatches (fill, unary, binary, strided, where, value
+// clipping, the Adam and SGD updates) becomes one dispatch of a kernel
+// generated from theirs. Every kernel of the set is a grid-stride loop over
+// its elements whose body reads and writes element i (and reads other
+// operands at broadcast offsets); the generated kernel runs, for each i,
+// every body of the run in order, each guarded by its own element count,
+// with each body's bindings renamed to the fused kernel's and its params to
+// its own member of one uniform struct that holds every member's params as
+// recorded. Every store of the separate kernels is kept (an intermediate
+// tensor the backward pass reads is still written), so fusion saves
+// dispatches, not memory traffic, and changes no result beyond the
+// contraction of a multiply and an add into one rounding that a compiler
+// may make across the former kernels' boundaries.
+//
+// A run stops where fusing would let one invocation see another's element
+// out of order: a body that reads a buffer written earlier in the run at
+// any offset but its own element's, or writes a buffer read earlier in the
+// run at such an offset. It stops too at a buffer clear, a kernel outside
+// the set, and the bindings or uniform size the device allows.
+
+// fusableShaders are the kernels whose dispatches fuse.
+var fusableShaders = []string{
+	"autograd/fill.wgsl", "autograd/unary.wgsl", "autograd/binary.wgsl", "autograd/strided.wgsl",
+	"autograd/where.wgsl", "clip_value.wgsl", "autograd/adam.wgsl", "autograd/sgd.wgsl",
+}
+
+// maxFusedBuffers and maxFusedOps bound one fused kernel: its storage
+// bindings (also capped by the device's limit) and its members.
+const (
+	maxFusedBuffers = 16
+	maxFusedOps     = 48
+)
+
+// kernelBody is what fusion knows of one fusable kernel, parsed from its
+// file: the loop body, its storage bindings in order (from binding 1), the
+// declarations before its entry point, the helper files it uses and its
+// params struct.
+type kernelBody struct {
+	body     string
+	binds    []kernelBinding
+	prelude  string
+	uses     []string
+	paramsTy string
+}
+
+// kernelBinding is one storage binding of a kernel: its name, whether the
+// body writes it, and how it reads it: at element i (row -1), or at the
+// broadcast offset of params row row (row > 0).
+type kernelBinding struct {
+	name   string
+	writes bool
+	reads  []int // rows of its reads: -1 for element i
+}
+
+var (
+	bindingRE = regexp.MustCompile(`@group\(0\) @binding\((\d+)\) var<([^>]+)> (\w+): ([^;]+);`)
+	loopHead  = "for (var i = gid.x; i < params.n; i += nwg.x * 64u) {"
+
+	kernelBodies struct {
+		sync.Mutex
+		m map[string]*kernelBody
+	}
+)
+
+// parseKernel returns the kernelBody of shader, or an error when its file
+// does not have the shape fusion relies on.
+func parseKernel(shader string) (*kernelBody, error) {
+	kernelBodies.Lock()
+	defer kernelBodies.Unlock()
+	if k, ok := kernelBodies.m[shader]; ok {
+		return k, nil
+	}
+	raw, err := fs.ReadFile(shaders, path.Join("shaders", shader))
+	if err != nil {
+		return nil, err
+	}
+	src := string(raw)
+	k := &kernelBody{uses: shaderUses(src)}
+	start := strings.Index(src, loopHead)
+	entry := strings.Index(src, "@compute")
+	if start < 0 || entry < 0 || entry > start {
+		return nil, fmt.Errorf("gpu: shaders/%s has no grid-stride loop over params.n to fuse", shader)
+	}
+	depth, end := 1, -1
+	for j := start + len(loopHead); j < len(src) && end < 0; j++ {
+		switch src[j] {
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth == 0 {
+				end = j
+			}
+		}
+	}
+	if end < 0 || strings.TrimSpace(src[end+1:]) != "}" {
+		return nil, fmt.Errorf("gpu: shaders/%s: the loop is not the whole entry point", shader)
+	}
+	k.body = src[start+len(loopHead) : end]
+	var pre strings.Builder
+	for line := range strings.SplitSeq(src[:entry], "\n") {
+		m := bindingRE.FindStringSubmatch(line)
+		if m == nil {
+			pre.WriteString(line + "\n")
+			continue
+		}
+		if m[1] == "0" {
+			if m[3] != "params" || m[2] != "uniform" {
+				return nil, fmt.Errorf("gpu: shaders/%s: binding 0 is not the uniform params", shader)
+			}
+			k.paramsTy = m[4]
+			continue
+		}
+		if m[4] != "array<f32>" || m[1] != fmt.Sprint(len(k.binds)+1) {
+			return nil, fmt.Errorf("gpu: shaders/%s: binding %s is not the next array<f32>", shader, m[1])
+		}
+		k.binds = append(k.binds, kernelBinding{name: m[3]})
+	}
+	k.prelude = pre.String()
+	if k.paramsTy == "" {
+		return nil, fmt.Errorf("gpu: shaders/%s has no uniform params", shader)
+	}
+	for bi := range k.binds {
+		b := &k.binds[bi]
+		re := regexp.MustCompile(`\b` + b.name + `\[([^\]]*)\](\s*=[^=])?`)
+		for _, m := range re.FindAllStringSubmatch(k.body, -1) {
+			ix := strings.TrimSpace(m[1])
+			if m[2] != "" {
+				if ix != "i" {
+					return nil, fmt.Errorf("gpu: shaders/%s writes %s[%s], not element i", shader, b.name, ix)
+				}
+				b.writes = true
+				continue
+			}
+			row := -1
+			if ix != "i" {
+				if _, err := fmt.Sscanf(ix, "offsetOf(i, %du)", &row); err != nil || row < 1 {
+					return nil, fmt.Errorf("gpu: shaders/%s reads %s[%s], neither element i nor a broadcast offset", shader, b.name, ix)
+				}
+			}
+			b.reads = append(b.reads, row)
+		}
+	}
+	if kernelBodies.m == nil {
+		kernelBodies.m = map[string]*kernelBody{}
+	}
+	kernelBodies.m[shader] = k
+	return k, nil
+}
+
+// identityRow reports whether row of params p addresses element i itself:
+// the operand is contiguous and of the output's length.
+func identityRow(p any, row int) bool {
+	q, ok := p.(ewParams)
+	if !ok {
+		return false
+	}
+	switch q.NDim {
+	case 0:
+		return true
+	case 1:
+		return q.St[row*maxDims] == 1
+	}
+	return false
+}
+
+// fuse rewrites p's segments, replacing each fusable run of two or more
+// dispatches with one. A run whose kernel fails to compile stays as it was.
+func (a *AutogradDevice) fuse(p *program) {
+	limit := min(maxFusedBuffers, int(a.d.Limits.MaxStorageBuffersPerShaderStage))
+	moved := map[*wgpu.Buffer]fusedSlot{} // a fused dispatch's old uniform → its place in the new
+	for si := range p.segs {
+		sg := &p.segs[si]
+		var cmds []command
+		var infos []cmdInfo
+		for i := 0; i < len(sg.cmds); {
+			n := a.fusableRun(sg.infos[i:], limit)
+			if n >= 2 {
+				if c, info, ok := a.fuseRun(p, sg.infos[i:i+n], moved); ok {
+					releaseGroups(sg.cmds[i : i+n])
+					cmds, infos = append(cmds, c), append(infos, info)
+					i += n
+					continue
+				}
+			}
+			cmds, infos = append(cmds, sg.cmds[i]), append(infos, sg.infos[i])
+			i++
+		}
+		sg.cmds, sg.infos = cmds, infos
+	}
+	for _, h := range p.hooks {
+		for j, sl := range h.slots {
+			if m, ok := moved[sl.uniform]; ok {
+				h.slots[j].uniform, h.slots[j].offset = m.uniform, m.offset
+			}
+		}
+	}
+}
+
+// fusedSlot is where a fused dispatch's params live in the fused uniform.
+type fusedSlot struct {
+	uniform *wgpu.Buffer
+	offset  uint64
+}
+
+// fusableRun returns how many of infos, from the first, fuse into one
+// kernel (1 or 0 when none fuses with the next).
+func (a *AutogradDevice) fusableRun(infos []cmdInfo, limit int) int {
+	written := map[*wgpu.Buffer]bool{}
+	readAround := map[*wgpu.Buffer]bool{} // read at an offset other than i
+	bufs := map[*wgpu.Buffer]bool{}
+	n := 0
+	for _, in := range infos {
+		if n == maxFusedOps || !slices.Contains(fusableShaders, in.shader) {
+			break
+		}
+		k, err := parseKernel(in.shader)
+		if err != nil || len(k.binds) != len(in.bufs) {
+			break
+		}
+		ok := true
+		added := 0
+		for j, b := range k.binds {
+			buf := in.bufs[j]
+			if !bufs[buf] {
+				added++
+			}
+			for _, row := range b.reads {
+				around := row > 0 && !identityRow(in.params, row)
+				if around && written[buf] {
+					ok = false // reads another invocation's element of this run
+				}
+			}
+			if b.writes && readAround[buf] {
+				ok = false // overwrites what another invocation reads
+			}
+		}
+		if !ok || len(bufs)+added > limit {
+			break
+		}
+		for j, b := range k.binds {
+			buf := in.bufs[j]
+			bufs[buf] = true
+			for _, row := range b.reads {
+				if row > 0 && !identityRow(in.params, row) {
+					readAround[buf] = true
+				}
+			}
+			if b.writes {
+				written[buf] = true
+			}
+		}
+		n++
+	}
+	return n
+}
+
+// fuseRun generates, compiles and binds the kernel of run, returning its
+// command and description, and notes in moved where each member's params
+// went. It reports false when the kernel does not compile.
+func (a *AutogradDevice) fuseRun(p *program, run []cmdInfo, moved map[*wgpu.Buffer]fusedSlot) (command, cmdInfo, bool) {
+	var bufs []*wgpu.Buffer
+	writes := map[*wgpu.Buffer]bool{}
+	slot := map[*wgpu.Buffer]int{}
+	for _, in := range run {
+		k, _ := parseKernel(in.shader)
+		for j, b := range k.binds {
+			buf := in.bufs[j]
+			if _, ok := slot[buf]; !ok {
+				slot[buf] = len(bufs)
+				bufs = append(bufs, buf)
+			}
+			writes[buf] = writes[buf] || b.writes
+		}
+	}
+	var src, members, body, offsetFns strings.Builder
+	var raw []byte
+	head := make([]byte, 16) // the largest element count, then padding
+	threads := 0
+	included := map[string]bool{}
+	var offsets []uint64
+	for m, in := range run {
+		k, _ := parseKernel(in.shader)
+		if !included[in.shader] {
+			included[in.shader] = true
+			src.WriteString(k.prelude)
+		}
+		for _, lib := range k.uses {
+			if lib != "broadcast" && !included["lib/"+lib] {
+				included["lib/"+lib] = true
+				code, err := fs.ReadFile(shaders, path.Join("shaders/lib", lib+".wgsl"))
+				if err != nil {
+					return command{}, cmdInfo{}, false
+				}
+				src.Write(code)
+				src.WriteString("\n")
+			}
+		}
+		threads = max(threads, in.threads)
+		offsets = append(offsets, uint64(16+len(raw)))
+		raw = append(raw, encodeParams(in.shader, in.params)...)
+		fmt.Fprintf(&members, "    @align(16) o%d: %s,\n", m, k.paramsTy)
+		names := map[string]string{"params": fmt.Sprintf("P.o%d", m)}
+		for j, b := range k.binds {
+			names[b.name] = fmt.Sprintf("fz_buf%d", slot[in.bufs[j]])
+		}
+		fmt.Fprintf(&body, "        if (i < P.o%d.n) { // %s\n%s        }\n", m, in.shader, renameIdents(k.body, names, m))
+		if strings.Contains(k.body, "offsetOf(") {
+			fmt.Fprintf(&offsetFns, fusedOffsetFn, m)
+		}
+	}
+	putU32(head, uint32(threads))
+	fmt.Fprintf(&src, "\nstruct Fused {\n    head: vec4<u32>,\n%s}\n\n@group(0) @binding(0) var<uniform> P: Fused;\n", members.String())
+	for j, b := range bufs {
+		access := "read"
+		if writes[b] {
+			access = "read_write"
+		}
+		fmt.Fprintf(&src, "@group(0) @binding(%d) var<storage, %s> fz_buf%d: array<f32>;\n", j+1, access, j)
+	}
+	src.WriteString(offsetFns.String())
+	fmt.Fprintf(&src, `
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    for (var i = gid.x; i < P.head.x; i += nwg.x * 64u) {
+%s    }
+}
+`, body.String())
+	code := src.String()
+	sum := sha256.Sum256([]byte(code))
+	name := "fused-" + hex.EncodeToString(sum[:8])
+	if _, ok := a.d.pipelines[name]; !ok {
+		pipe, err := a.d.compile(name, code)
+		if err != nil {
+			return command{}, cmdInfo{}, false
+		}
+		a.d.pipelines[name] = pipe
+	}
+	all := append(head, raw...)
+	u, err := a.d.newUniform(name, len(all))
+	if err != nil {
+		return command{}, cmdInfo{}, false
+	}
+	if err := a.d.queue.WriteBuffer(u, 0, all); err != nil {
+		u.Release()
+		return command{}, cmdInfo{}, false
+	}
+	c, err := a.d.newCommand(name, ceilDiv(threads, workgroupSize), u, bufs)
+	if err != nil {
+		u.Release()
+		return command{}, cmdInfo{}, false
+	}
+	p.fused = append(p.fused, u)
+	for m, in := range run {
+		moved[in.uniform] = fusedSlot{u, offsets[m]}
+	}
+	return c, cmdInfo{shader: name, bufs: bufs, uniform: u, threads: threads}, true
+}
+
+// fusedOffsetFn is lib/broadcast.wgsl's offsetOf over the params of member
+// %[1]d of the fused uniform rather than the kernel's own (a function per
+// member: WGSL indexes a uniform's arrays dynamically, not a value's).
+const fusedOffsetFn = `
+fn fusedOffset%[1]d(i: u32, row: u32) -> u32 {
+    var rem = i;
+    var off = 0u;
+    for (var k = P.o%[1]d.ndim; k > 0u; k--) {
+        let d = k - 1u;
+        let len = P.o%[1]d.st[d / 4u][d %% 4u];
+        off += (rem %% len) * P.o%[1]d.st[2u * row + d / 4u][d %% 4u];
+        rem /= len;
+    }
+    return off;
+}
+`
+
+// renameIdents renames the identifiers of body found in names, and turns
+// offsetOf(i, r) into member m's fusedOffset.
+func renameIdents(body string, names map[string]string, m int) string {
+	keys := make([]string, 0, len(names))
+	for k := range names {
+		keys = append(keys, regexp.QuoteMeta(k))
+	}
+	re := regexp.MustCompile(`\b(` + strings.Join(keys, "|") + `)\b`)
+	out := re.ReplaceAllStringFunc(body, func(id string) string { return names[id] })
+	return strings.ReplaceAll(out, "offsetOf(", fmt.Sprintf("fusedOffset%d(", m))
+}
+
+// putU32 stores v little-endian at b[0:4].
+func putU32(b []byte, v uint32) {
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
