@@ -187,6 +187,7 @@ func (a *AutogradDevice) fuse(p *program) {
 	moved := map[*wgpu.Buffer]fusedSlot{} // a fused dispatch's old uniform → its place in the new
 	for si := range p.segs {
 		sg := &p.segs[si]
+		a.schedule(sg, limit)
 		var cmds []command
 		var infos []cmdInfo
 		for i := 0; i < len(sg.cmds); {
@@ -211,6 +212,91 @@ func (a *AutogradDevice) fuse(p *program) {
 			}
 		}
 	}
+}
+
+// schedule reorders sg's commands so that fusable dispatches sit
+// together: after each fusable dispatch it pulls forward the later ones
+// that can join its run, provided that each shares no buffer that either
+// writes with any command it moves ahead of (a kernel outside the fusable
+// set counts as writing every buffer it binds). The order of any two
+// commands that touch a buffer one of them writes is kept, so every
+// command reads what it read before.
+func (a *AutogradDevice) schedule(sg *segment, limit int) {
+	type item struct {
+		c    command
+		info cmdInfo
+	}
+	rest := make([]item, len(sg.cmds))
+	for i := range sg.cmds {
+		rest[i] = item{sg.cmds[i], sg.infos[i]}
+	}
+	var cmds []command
+	var infos []cmdInfo
+	for len(rest) > 0 {
+		run := []cmdInfo{rest[0].info}
+		cmds, infos = append(cmds, rest[0].c), append(infos, rest[0].info)
+		rest = rest[1:]
+		if a.fusableRun(run, limit) != 1 {
+			continue
+		}
+		for k := 0; k < len(rest) && len(run) < maxFusedOps; k++ {
+			cand := rest[k].info
+			if a.fusableRun(append(slices.Clone(run), cand), limit) != len(run)+1 {
+				continue
+			}
+			free := true
+			for _, over := range rest[:k] {
+				if conflict(over.info, cand) {
+					free = false
+					break
+				}
+			}
+			if !free {
+				continue
+			}
+			run = append(run, cand)
+			cmds, infos = append(cmds, rest[k].c), append(infos, cand)
+			rest = slices.Delete(rest, k, k+1)
+			k--
+		}
+	}
+	sg.cmds, sg.infos = cmds, infos
+}
+
+// conflict reports whether commands x and y share a buffer that either
+// writes, so that their order matters.
+func conflict(x, y cmdInfo) bool {
+	xw, yw := writtenBuffers(x), writtenBuffers(y)
+	for _, b := range x.bufs {
+		if slices.Contains(y.bufs, b) && (xw[b] || yw[b]) {
+			return true
+		}
+	}
+	return false
+}
+
+// writtenBuffers returns the buffers a command may write: for a fusable
+// kernel those its body stores to, for any other command (a clear
+// included) every buffer it binds.
+func writtenBuffers(in cmdInfo) map[*wgpu.Buffer]bool {
+	w := map[*wgpu.Buffer]bool{}
+	var k *kernelBody
+	err := fmt.Errorf("not fusable")
+	if slices.Contains(fusableShaders, in.shader) {
+		k, err = parseKernel(in.shader)
+	}
+	if err != nil || len(k.binds) != len(in.bufs) {
+		for _, b := range in.bufs {
+			w[b] = true
+		}
+		return w
+	}
+	for j, b := range k.binds {
+		if b.writes {
+			w[in.bufs[j]] = true
+		}
+	}
+	return w
 }
 
 // fusedSlot is where a fused dispatch's params live in the fused uniform.
