@@ -22,6 +22,12 @@ type mlpRun struct {
 }
 
 func newMLPRun(t *testing.T, dev *AutogradDevice, seed uint64, clip bool) *mlpRun {
+	return newMLPRunWith(t, dev, seed, clip, nil)
+}
+
+// newMLPRunWith is newMLPRun with the optimiser sgd makes, when not nil,
+// in place of Adam (opt is then nil).
+func newMLPRunWith(t *testing.T, dev *AutogradDevice, seed uint64, clip bool, sgd func([]*autograd.Tensor) *optim.SGD) *mlpRun {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 2))
 	m := nn.NewSequential(
@@ -34,17 +40,24 @@ func newMLPRun(t *testing.T, dev *AutogradDevice, seed uint64, clip bool) *mlpRu
 	}
 	c := optim.DefaultAdam()
 	c.LR, c.WeightDecay = 0.01, 0.001
-	r := &mlpRun{model: m, opt: optim.NewAdam(m.Parameters(), c)}
+	r := &mlpRun{model: m}
+	var opt optim.Optimizer
+	if sgd != nil {
+		opt = sgd(m.Parameters())
+	} else {
+		r.opt = optim.NewAdam(m.Parameters(), c)
+		opt = r.opt
+	}
 	r.step = func(in []*autograd.Tensor) ([]*autograd.Tensor, error) {
 		loss := nn.CrossEntropyLossProbs(m.Forward(in[0]), in[1], nn.ClassOptions{})
-		r.opt.ZeroGrad()
+		opt.ZeroGrad()
 		if err := loss.Backward(); err != nil {
 			return nil, err
 		}
 		if clip {
 			optim.ClipGradValue(m.Parameters(), 0.05)
 		}
-		return []*autograd.Tensor{loss}, r.opt.Step()
+		return []*autograd.Tensor{loss}, opt.Step()
 	}
 	return r
 }
@@ -134,7 +147,6 @@ func TestCaptureEqualsEager(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameBits(t, "loss", hostValues(t, got...), hostValues(t, want...))
-		t.Logf("step %d", i)
 		sameBits(t, "parameters", hostValues(t, captured.model.Parameters()...), hostValues(t, eager.model.Parameters()...))
 		sameBits(t, "Adam's moments", moments(captured.opt), moments(eager.opt))
 	}
@@ -143,6 +155,32 @@ func TestCaptureEqualsEager(t *testing.T) {
 	}
 	if step.Programs() != 1 {
 		t.Errorf("%d programs for one shape, want 1", step.Programs())
+	}
+}
+
+// TestCaptureSGDEqualsEager is TestCaptureEqualsEager with SGD with
+// Nesterov momentum, whose first step starts the momentum buffer from the
+// gradient and whose later ones (every replay) decay it.
+func TestCaptureSGDEqualsEager(t *testing.T) {
+	dev := testAutograd(t)
+	sgd := func(ps []*autograd.Tensor) *optim.SGD {
+		return optim.NewSGD(ps, optim.SGDConfig{LR: 0.05, Momentum: 0.9, Nesterov: true, WeightDecay: 0.01})
+	}
+	eager := newMLPRunWith(t, dev, 13, false, sgd)
+	captured := newMLPRunWith(t, dev, 13, false, sgd)
+	step := CaptureUnfused(dev, captured.step)
+	defer step.Release()
+	for i := range 5 {
+		x, y := mlpBatch(i, 6)
+		xd, _ := x.To(dev)
+		yd, _ := y.To(dev)
+		if _, err := eager.step([]*autograd.Tensor{xd, yd}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := step.Run(x, y); err != nil {
+			t.Fatal(err)
+		}
+		sameBits(t, fmt.Sprintf("parameters after step %d", i), hostValues(t, captured.model.Parameters()...), hostValues(t, eager.model.Parameters()...))
 	}
 }
 
@@ -210,7 +248,6 @@ func TestCaptureShapeChange(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameBits(t, "loss", hostValues(t, got...), hostValues(t, want...))
-		t.Logf("step %d", i)
 		sameBits(t, "parameters", hostValues(t, captured.model.Parameters()...), hostValues(t, eager.model.Parameters()...))
 	}
 	if step.Programs() != 2 {
