@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+
+	"github.com/cogentcore/webgpu/wgpu"
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/autograd/nn"
@@ -366,4 +369,56 @@ func TestCaptureFusedMatchesEager(t *testing.T) {
 			t.Error(e)
 		}
 	}
+}
+
+// TestCapturePinsItsBuffers captures the MLP step, lets the collector find
+// its dead intermediates, and then allocates tensors of every size the
+// step used: none may get a buffer the program binds, or a replay would
+// overwrite it. After Release the program's parked buffers are free again.
+func TestCapturePinsItsBuffers(t *testing.T) {
+	dev := testAutograd(t)
+	r := newMLPRun(t, dev, 17, false)
+	step := Capture(dev, r.step)
+	x, y := mlpBatch(0, 8)
+	for range 2 { // the warm-up, then the capture
+		if _, err := step.Run(x, y); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var p *program
+	for _, q := range step.progs {
+		p = q
+	}
+	pinned := map[*wgpu.Buffer]bool{}
+	for _, b := range p.pinned {
+		pinned[b] = true
+	}
+	runtime.GC()
+	dev.InUse() // retires the dead tensors' buffers
+	if err := dev.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if len(dev.pool.parked) == 0 {
+		t.Fatal("no buffer of the captured step was parked after its intermediates died")
+	}
+	var keep []*autograd.Tensor
+	for _, n := range []int{1, 4, 8, 16, 32, 64, 128, 192, 12 * 16, 8 * 12, 16 * 4} {
+		for range 20 {
+			z := autograd.Zeros(autograd.Float32, n)
+			d, err := z.To(dev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pinned[storageOf(d).buf] {
+				t.Fatalf("a new tensor of %d elements got a buffer the captured step uses", n)
+			}
+			keep = append(keep, d)
+		}
+	}
+	parked := len(dev.pool.parked)
+	step.Release()
+	if got := len(dev.pool.parked); got >= parked {
+		t.Errorf("%d buffers parked after Release, %d before: want them free", got, parked)
+	}
+	runtime.KeepAlive(keep)
 }
