@@ -210,6 +210,9 @@ func (p *pool) pin(bufs []*wgpu.Buffer) {
 
 // unpin undoes pin: the parked buffers no program uses go back to free.
 func (p *pool) unpin(bufs []*wgpu.Buffer) {
+	if p.pinned == nil {
+		return // released with the device
+	}
 	for _, b := range bufs {
 		if p.pinned[b]--; p.pinned[b] > 0 {
 			continue

@@ -422,3 +422,25 @@ func TestCapturePinsItsBuffers(t *testing.T) {
 	}
 	runtime.KeepAlive(keep)
 }
+
+// TestCaptureAfterClose: a replay on a closed device returns ErrClosed, and
+// releasing the step afterwards does nothing harmful.
+func TestCaptureAfterClose(t *testing.T) {
+	dev := newAutograd(t)
+	r := newMLPRun(t, dev, 19, false)
+	step := Capture(dev, r.step)
+	x, y := mlpBatch(0, 4)
+	for range 3 {
+		if _, err := step.Run(x, y); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dev.Close()
+	if _, err := step.Run(x, y); !errors.Is(err, ErrClosed) {
+		t.Errorf("a replay after Close: error %v, want ErrClosed", err)
+	}
+	step.Release()
+	if _, err := step.Run(x, y); err == nil {
+		t.Error("Run of a released step: no error")
+	}
+}
