@@ -39,6 +39,7 @@ import (
 var fusableShaders = []string{
 	"autograd/fill.wgsl", "autograd/unary.wgsl", "autograd/binary.wgsl", "autograd/strided.wgsl",
 	"autograd/where.wgsl", "clip_value.wgsl", "autograd/adam.wgsl", "autograd/sgd.wgsl",
+	"autograd/reduce.wgsl",
 }
 
 // maxFusedBuffers and maxFusedOps bound one fused kernel: its storage
@@ -53,6 +54,9 @@ const (
 // declarations before its entry point, the helper files it uses and its
 // params struct.
 type kernelBody struct {
+	prologue string // the entry point's statements before its loop
+	loopVar  string // the loop's element index
+	bound    string // the loop's element count
 	body     string
 	binds    []kernelBinding
 	prelude  string
@@ -61,8 +65,9 @@ type kernelBody struct {
 }
 
 // kernelBinding is one storage binding of a kernel: its name, whether the
-// body writes it, and how it reads it: at element i (row -1), or at the
-// broadcast offset of params row row (row > 0).
+// body writes it (always at its element), and how it reads it: at its
+// element (row -1), at the broadcast offset of params row row (row > 0),
+// or anywhere (row 0: a reduction's slice).
 type kernelBinding struct {
 	name   string
 	writes bool
@@ -71,7 +76,8 @@ type kernelBinding struct {
 
 var (
 	bindingRE = regexp.MustCompile(`@group\(0\) @binding\((\d+)\) var<([^>]+)> (\w+): ([^;]+);`)
-	loopHead  = "for (var i = gid.x; i < params.n; i += nwg.x * 64u) {"
+	loopRE    = regexp.MustCompile(`for \(var (\w+) = gid\.x; (\w+) < ([^;]+); (\w+) \+= nwg\.x \* 64u\) \{`)
+	entryRE   = regexp.MustCompile(`@compute @workgroup_size\(64\)\s*fn main\(.*\) \{`)
 
 	kernelBodies struct {
 		sync.Mutex
@@ -93,13 +99,19 @@ func parseKernel(shader string) (*kernelBody, error) {
 	}
 	src := string(raw)
 	k := &kernelBody{uses: shaderUses(src)}
-	start := strings.Index(src, loopHead)
-	entry := strings.Index(src, "@compute")
-	if start < 0 || entry < 0 || entry > start {
-		return nil, fmt.Errorf("gpu: shaders/%s has no grid-stride loop over params.n to fuse", shader)
+	e := entryRE.FindStringIndex(src)
+	l := loopRE.FindStringSubmatchIndex(src)
+	if e == nil || l == nil || l[0] < e[1] {
+		return nil, fmt.Errorf("gpu: shaders/%s has no grid-stride loop to fuse", shader)
 	}
+	entry, start, head := e[0], l[0], l[1]-l[0]
+	k.loopVar, k.bound = src[l[2]:l[3]], src[l[6]:l[7]]
+	if src[l[4]:l[5]] != k.loopVar || src[l[8]:l[9]] != k.loopVar {
+		return nil, fmt.Errorf("gpu: shaders/%s: the loop's variable changes name", shader)
+	}
+	k.prologue = src[e[1]:start]
 	depth, end := 1, -1
-	for j := start + len(loopHead); j < len(src) && end < 0; j++ {
+	for j := start + head; j < len(src) && end < 0; j++ {
 		switch src[j] {
 		case '{':
 			depth++
@@ -112,7 +124,7 @@ func parseKernel(shader string) (*kernelBody, error) {
 	if end < 0 || strings.TrimSpace(src[end+1:]) != "}" {
 		return nil, fmt.Errorf("gpu: shaders/%s: the loop is not the whole entry point", shader)
 	}
-	k.body = src[start+len(loopHead) : end]
+	k.body = src[start+head : end]
 	var pre strings.Builder
 	for line := range strings.SplitSeq(src[:entry], "\n") {
 		m := bindingRE.FindStringSubmatch(line)
@@ -142,16 +154,16 @@ func parseKernel(shader string) (*kernelBody, error) {
 		for _, m := range re.FindAllStringSubmatch(k.body, -1) {
 			ix := strings.TrimSpace(m[1])
 			if m[2] != "" {
-				if ix != "i" {
-					return nil, fmt.Errorf("gpu: shaders/%s writes %s[%s], not element i", shader, b.name, ix)
+				if ix != k.loopVar {
+					return nil, fmt.Errorf("gpu: shaders/%s writes %s[%s], not its element", shader, b.name, ix)
 				}
 				b.writes = true
 				continue
 			}
 			row := -1
-			if ix != "i" {
-				if _, err := fmt.Sscanf(ix, "offsetOf(i, %du)", &row); err != nil || row < 1 {
-					return nil, fmt.Errorf("gpu: shaders/%s reads %s[%s], neither element i nor a broadcast offset", shader, b.name, ix)
+			if ix != k.loopVar {
+				if _, err := fmt.Sscanf(ix, "offsetOf("+k.loopVar+", %du)", &row); err != nil || row < 1 {
+					row = 0
 				}
 			}
 			b.reads = append(b.reads, row)
@@ -168,7 +180,7 @@ func parseKernel(shader string) (*kernelBody, error) {
 // the operand is contiguous and of the output's length.
 func identityRow(p any, row int) bool {
 	q, ok := p.(ewParams)
-	if !ok {
+	if !ok || row == 0 {
 		return false
 	}
 	switch q.NDim {
@@ -328,7 +340,7 @@ func (a *AutogradDevice) fusableRun(infos []cmdInfo, limit int) int {
 				added++
 			}
 			for _, row := range b.reads {
-				around := row > 0 && !identityRow(in.params, row)
+				around := row >= 0 && !identityRow(in.params, row)
 				if around && written[buf] {
 					ok = false // reads another invocation's element of this run
 				}
@@ -344,7 +356,7 @@ func (a *AutogradDevice) fusableRun(infos []cmdInfo, limit int) int {
 			buf := in.bufs[j]
 			bufs[buf] = true
 			for _, row := range b.reads {
-				if row > 0 && !identityRow(in.params, row) {
+				if row >= 0 && !identityRow(in.params, row) {
 					readAround[buf] = true
 				}
 			}
@@ -406,7 +418,18 @@ func (a *AutogradDevice) fuseRun(p *program, run []cmdInfo, moved map[*wgpu.Buff
 		for j, b := range k.binds {
 			names[b.name] = fmt.Sprintf("fz_buf%d", slot[in.bufs[j]])
 		}
-		fmt.Fprintf(&body, "        if (i < P.o%d.n) { // %s\n%s        }\n", m, in.shader, renameIdents(k.body, names, m))
+		fmt.Fprintf(&body, "        { // %s\n%s", in.shader, renameIdents(k.prologue, names, m))
+		fmt.Fprintf(&body, "        if (i < %s) {\n", renameIdents(k.bound, names, m))
+		inner := renameIdents(k.body, names, m)
+		if k.loopVar != "i" {
+			inner = fmt.Sprintf("        let %s = i;\n%s", k.loopVar, inner)
+		}
+		if regexp.MustCompile(`\b(continue|break)\b`).MatchString(k.body) {
+			// A continue or break of the kernel's own loop ends this
+			// member's element, not the fused loop's: a loop run once.
+			inner = fmt.Sprintf("        for (var once = 0u; once < 1u; once++) {\n%s        }\n", inner)
+		}
+		fmt.Fprintf(&body, "%s        }\n        }\n", inner)
 		if strings.Contains(k.body, "offsetOf(") {
 			fmt.Fprintf(&offsetFns, fusedOffsetFn, m)
 		}
