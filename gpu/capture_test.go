@@ -28,15 +28,23 @@ func newMLPRun(t *testing.T, dev *AutogradDevice, seed uint64, clip bool) *mlpRu
 	return newMLPRunWith(t, dev, seed, clip, nil)
 }
 
+// mlpIn, mlpHidden and mlpOut are the test MLP's sizes.
+const mlpIn, mlpHidden, mlpOut = 12, 16, 4
+
 // newMLPRunWith is newMLPRun with the optimiser sgd makes, when not nil,
 // in place of Adam (opt is then nil).
 func newMLPRunWith(t *testing.T, dev *AutogradDevice, seed uint64, clip bool, sgd func([]*autograd.Tensor) *optim.SGD) *mlpRun {
+	return newMLPRunSized(t, dev, seed, clip, sgd, mlpIn, mlpHidden, mlpOut)
+}
+
+// newMLPRunSized is newMLPRunWith for an in-hidden-out MLP.
+func newMLPRunSized(t testing.TB, dev *AutogradDevice, seed uint64, clip bool, sgd func([]*autograd.Tensor) *optim.SGD, in, hidden, out int) *mlpRun {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 2))
 	m := nn.NewSequential(
-		nn.NewLinear(12, 16, true, autograd.Float32, rng),
+		nn.NewLinear(in, hidden, true, autograd.Float32, rng),
 		nn.ReLU,
-		nn.NewLinear(16, 4, true, autograd.Float32, rng),
+		nn.NewLinear(hidden, out, true, autograd.Float32, rng),
 	)
 	if err := nn.To(m, dev); err != nil {
 		t.Fatal(err)
@@ -67,17 +75,20 @@ func newMLPRunWith(t *testing.T, dev *AutogradDevice, seed uint64, clip bool, sg
 
 // mlpBatch returns step i's inputs for a batch of n: features and one-hot
 // targets, on the CPU.
-func mlpBatch(i, n int) (x, y *autograd.Tensor) {
+func mlpBatch(i, n int) (x, y *autograd.Tensor) { return mlpBatchSized(i, n, mlpIn, mlpOut) }
+
+// mlpBatchSized is mlpBatch for in features and out classes.
+func mlpBatchSized(i, n, in, out int) (x, y *autograd.Tensor) {
 	rng := rand.New(rand.NewPCG(uint64(i), uint64(n)))
-	xs := make([]float32, n*12)
+	xs := make([]float32, n*in)
 	for j := range xs {
 		xs[j] = float32(rng.NormFloat64())
 	}
-	ys := make([]float32, n*4)
+	ys := make([]float32, n*out)
 	for j := range n {
-		ys[j*4+rng.IntN(4)] = 1
+		ys[j*out+rng.IntN(out)] = 1
 	}
-	return autograd.New(xs, n, 12), autograd.New(ys, n, 4)
+	return autograd.New(xs, n, in), autograd.New(ys, n, out)
 }
 
 // hostValues reads ts back to the CPU as float32.
