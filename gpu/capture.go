@@ -256,6 +256,11 @@ func (s *Step) capture(in []*autograd.Tensor) (*program, error) {
 		p.inputs = append(p.inputs, d)
 	}
 	a.cap = &capturing{prog: p}
+	defer func() {
+		// A panic in fn leaves the device eager again (its program is
+		// dropped); the normal path has cleared these already.
+		a.cap, a.rep = nil, nil
+	}()
 	out, err := s.fn(slices.Clone(p.inputs))
 	a.submit() // ends the last segment
 	c := a.cap

@@ -21,6 +21,7 @@ import (
 type mlpRun struct {
 	model nn.Module
 	opt   *optim.Adam
+	sgd   *optim.SGD // in place of opt, when the run was made with one
 	step  StepFunc
 }
 
@@ -54,7 +55,8 @@ func newMLPRunSized(t testing.TB, dev *AutogradDevice, seed uint64, clip bool, s
 	r := &mlpRun{model: m}
 	var opt optim.Optimizer
 	if sgd != nil {
-		opt = sgd(m.Parameters())
+		r.sgd = sgd(m.Parameters())
+		opt = r.sgd
 	} else {
 		r.opt = optim.NewAdam(m.Parameters(), c)
 		opt = r.opt
@@ -195,6 +197,9 @@ func TestCaptureSGDEqualsEager(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameBits(t, fmt.Sprintf("parameters after step %d", i), hostValues(t, captured.model.Parameters()...), hostValues(t, eager.model.Parameters()...))
+	}
+	if got, want := captured.sgd.State().Steps, eager.sgd.State().Steps; got != want || got != 5 {
+		t.Errorf("SGD's step count: %d captured, %d eager (want 5)", got, want)
 	}
 }
 

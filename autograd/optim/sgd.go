@@ -78,6 +78,7 @@ func NewSGDGroups(groups []SGDGroup) *SGD {
 
 // Step updates every parameter that has a gradient.
 func (o *SGD) Step() error {
+	var dev DeviceKernels // of the last parameter on a device
 	for gi, gr := range o.groups {
 		c := gr.cfg
 		for i := gr.first; i < gr.first+gr.n; i++ {
@@ -92,6 +93,7 @@ func (o *SGD) Step() error {
 				bufs = append(bufs, o.momentum.get(i, p))
 			}
 			if k := kernelsOf("SGD", p); k != nil {
+				dev = k
 				// A replay of a captured step is never the first: the
 				// momentum buffer holds the captured step's.
 				replays := 0
@@ -104,7 +106,11 @@ func (o *SGD) Step() error {
 			apply(p, g, bufs, sgdKernel[float32](c, first), sgdKernel[float64](c, first))
 		}
 	}
-	o.steps++
+	if dev != nil {
+		replayed(dev, func() { o.steps++ }) // a replay of a captured step counts too
+	} else {
+		o.steps++
+	}
 	return syncDevices(o.params)
 }
 
