@@ -60,6 +60,11 @@ type Step struct {
 	dev    *AutogradDevice
 	fn     StepFunc
 	fuse   bool
+	// epilogues lets fusion append elementwise kernels to a matrix
+	// product's stores (linear + bias + activation in one kernel): on by
+	// default, off on a software adapter, where it made the MNIST MLP step
+	// 30% slower (docs/PERFORMANCE.md) while dispatches cost little.
+	epilogues bool
 	progs  map[string]*program
 	warm   map[string]bool // shapes run once eagerly
 	closed bool
@@ -75,7 +80,7 @@ var ErrCaptureReadBack = errors.New("gpu: a captured step read a value back to t
 // step's within float32 rounding. CaptureUnfused keeps every kernel, for
 // numbers equal bit for bit.
 func Capture(dev *AutogradDevice, fn StepFunc) *Step {
-	return &Step{dev: dev, fn: fn, fuse: true, progs: map[string]*program{}, warm: map[string]bool{}}
+	return &Step{dev: dev, fn: fn, fuse: true, epilogues: !dev.d.IsSoftware(), progs: map[string]*program{}, warm: map[string]bool{}}
 }
 
 // CaptureUnfused is Capture without fusion: replays equal the eager step
@@ -288,7 +293,7 @@ func (s *Step) capture(in []*autograd.Tensor) (*program, error) {
 	}
 	p.outputs = out
 	if s.fuse {
-		a.fuse(p) // fuse.go
+		a.fuse(p, s.epilogues) // fuse.go
 	}
 	a.pinProgram(p)
 	return p, nil

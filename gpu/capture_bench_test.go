@@ -10,7 +10,9 @@ import (
 
 // BenchmarkCapturedMLPStep times one Adam step of cmd/mnist's MLP
 // (784-128-10, batch 128, a new batch each step) on the autograd GPU
-// device: eager, captured and replayed, and captured with fusion. Each
+// device: eager, captured and replayed, captured with fusion, and with
+// fusion into the matrix products' stores too (off by default on a
+// software adapter). Each
 // reports the dispatches of a step and the process's CPU time per step
 // (cpu-ms/op), which a shared machine's load moves less than the wall
 // time. On a software adapter (lavapipe) neither says anything about a
@@ -19,7 +21,7 @@ import (
 //	go test ./gpu -run '^$' -bench CapturedMLPStep -benchtime 50x
 func BenchmarkCapturedMLPStep(b *testing.B) {
 	const in, hidden, out, batch = 784, 128, 10, 128
-	for _, path := range []string{"eager", "captured", "fused"} {
+	for _, path := range []string{"eager", "captured", "fused", "fused-epilogues"} {
 		b.Run(path, func(b *testing.B) {
 			dev := testAutograd(b)
 			r := newMLPRunSized(b, dev, 1, false, nil, in, hidden, out)
@@ -42,10 +44,11 @@ func BenchmarkCapturedMLPStep(b *testing.B) {
 			}
 			if path != "eager" {
 				capture := CaptureUnfused
-				if path == "fused" {
+				if path != "captured" {
 					capture = Capture
 				}
 				step := capture(dev, r.step)
+				step.epilogues = path == "fused-epilogues"
 				defer step.Release()
 				run = func(i int) error {
 					_, err := step.Run(batches[i%len(batches)][0], batches[i%len(batches)][1])

@@ -342,6 +342,14 @@ func TestCaptureErrors(t *testing.T) {
 // a relative change of a few ulps in m̂/√v̂ moves a parameter by well under
 // 1e-7: 1e-6 of the parameters' scale (max(|p|, 1)) is a bound with room.
 func TestCaptureFusedMatchesEager(t *testing.T) {
+	for _, epilogues := range []bool{false, true} {
+		t.Run(fmt.Sprintf("epilogues=%v", epilogues), func(t *testing.T) { testFusedMatchesEager(t, epilogues) })
+	}
+}
+
+// testFusedMatchesEager is TestCaptureFusedMatchesEager with matrix
+// products' epilogues fused or not.
+func testFusedMatchesEager(t *testing.T, epilogues bool) {
 	dev := testAutograd(t)
 	eager := newMLPRun(t, dev, 9, true)
 	fused := newMLPRun(t, dev, 9, true)
@@ -350,6 +358,7 @@ func TestCaptureFusedMatchesEager(t *testing.T) {
 		t.Fatal(err)
 	}
 	step := Capture(dev, fused.step)
+	step.epilogues = epilogues
 	defer step.Release()
 	for i := range 5 {
 		x, y := mlpBatch(i, 8)
@@ -373,9 +382,11 @@ func TestCaptureFusedMatchesEager(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if f, u := step.Dispatches(x, y), unfused.Dispatches(x, y); f == 0 || f >= u {
+	f, u := step.Dispatches(x, y), unfused.Dispatches(x, y)
+	if f == 0 || f >= u {
 		t.Errorf("the fused step makes %d dispatches, the unfused %d: want fewer", f, u)
 	}
+	t.Logf("%d dispatches fused, %d unfused", f, u)
 	for i, p := range fused.model.Parameters() {
 		got := toCPU(t, p)
 		for _, e := range differences(fmt.Sprintf("parameter %d against the eager GPU step", i), got, toCPU(t, eager.model.Parameters()[i]), 1e-6) {

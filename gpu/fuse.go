@@ -40,6 +40,7 @@ var fusableShaders = []string{
 	"autograd/fill.wgsl", "autograd/unary.wgsl", "autograd/binary.wgsl", "autograd/strided.wgsl",
 	"autograd/where.wgsl", "clip_value.wgsl", "autograd/adam.wgsl", "autograd/sgd.wgsl",
 	"autograd/reduce.wgsl",
+	"matmul.wgsl", // as a run's head only, the run its epilogue
 }
 
 // maxFusedBuffers and maxFusedOps bound one fused kernel: its storage
@@ -54,6 +55,10 @@ const (
 // declarations before its entry point, the helper files it uses and its
 // params struct.
 type kernelBody struct {
+	// head marks a kernel that is no grid-stride loop (the matrix
+	// product): it can only open a run, whose other members become the
+	// epilogue of each of its stores; body is then its whole entry point.
+	head     bool
 	prologue string // the entry point's statements before its loop
 	loopVar  string // the loop's element index
 	bound    string // the loop's element count
@@ -78,6 +83,7 @@ var (
 	bindingRE = regexp.MustCompile(`@group\(0\) @binding\((\d+)\) var<([^>]+)> (\w+): ([^;]+);`)
 	loopRE    = regexp.MustCompile(`for \(var (\w+) = gid\.x; (\w+) < ([^;]+); (\w+) \+= nwg\.x \* 64u\) \{`)
 	entryRE   = regexp.MustCompile(`@compute @workgroup_size\(64\)\s*fn main\(.*\) \{`)
+	storeRE   = regexp.MustCompile(`(fz_buf\d+)\[([^\]]+)\] = ([^;]+);`)
 
 	kernelBodies struct {
 		sync.Mutex
@@ -101,15 +107,25 @@ func parseKernel(shader string) (*kernelBody, error) {
 	k := &kernelBody{uses: shaderUses(src)}
 	e := entryRE.FindStringIndex(src)
 	l := loopRE.FindStringSubmatchIndex(src)
-	if e == nil || l == nil || l[0] < e[1] {
+	if e == nil {
+		return nil, fmt.Errorf("gpu: shaders/%s has no entry point main of workgroup size 64", shader)
+	}
+	var start, head int
+	switch {
+	case shader == "matmul.wgsl":
+		k.head = true
+		start, head = e[0], e[1]-e[0]
+	case l == nil || l[0] < e[1]:
 		return nil, fmt.Errorf("gpu: shaders/%s has no grid-stride loop to fuse", shader)
+	default:
+		start, head = l[0], l[1]-l[0]
+		k.loopVar, k.bound = src[l[2]:l[3]], src[l[6]:l[7]]
+		if src[l[4]:l[5]] != k.loopVar || src[l[8]:l[9]] != k.loopVar {
+			return nil, fmt.Errorf("gpu: shaders/%s: the loop's variable changes name", shader)
+		}
+		k.prologue = src[e[1]:start]
 	}
-	entry, start, head := e[0], l[0], l[1]-l[0]
-	k.loopVar, k.bound = src[l[2]:l[3]], src[l[6]:l[7]]
-	if src[l[4]:l[5]] != k.loopVar || src[l[8]:l[9]] != k.loopVar {
-		return nil, fmt.Errorf("gpu: shaders/%s: the loop's variable changes name", shader)
-	}
-	k.prologue = src[e[1]:start]
+	entry := e[0]
 	depth, end := 1, -1
 	for j := start + head; j < len(src) && end < 0; j++ {
 		switch src[j] {
@@ -121,10 +137,13 @@ func parseKernel(shader string) (*kernelBody, error) {
 			}
 		}
 	}
-	if end < 0 || strings.TrimSpace(src[end+1:]) != "}" {
+	if end < 0 || (!k.head && strings.TrimSpace(src[end+1:]) != "}") || (k.head && strings.TrimSpace(src[end+1:]) != "") {
 		return nil, fmt.Errorf("gpu: shaders/%s: the loop is not the whole entry point", shader)
 	}
 	k.body = src[start+head : end]
+	if k.head {
+		k.body = src[start : end+1]
+	}
 	var pre strings.Builder
 	for line := range strings.SplitSeq(src[:entry], "\n") {
 		m := bindingRE.FindStringSubmatch(line)
@@ -154,7 +173,7 @@ func parseKernel(shader string) (*kernelBody, error) {
 		for _, m := range re.FindAllStringSubmatch(k.body, -1) {
 			ix := strings.TrimSpace(m[1])
 			if m[2] != "" {
-				if ix != k.loopVar {
+				if ix != k.loopVar && !k.head {
 					return nil, fmt.Errorf("gpu: shaders/%s writes %s[%s], not its element", shader, b.name, ix)
 				}
 				b.writes = true
@@ -183,27 +202,28 @@ func identityRow(p any, row int) bool {
 	if !ok || row == 0 {
 		return false
 	}
-	switch q.NDim {
-	case 0:
-		return true
-	case 1:
-		return q.St[row*maxDims] == 1
+	acc := uint32(1) // the stride of dimension d in a contiguous operand
+	for d := int(q.NDim) - 1; d >= 0; d-- {
+		if q.St[row*maxDims+d] != acc {
+			return false
+		}
+		acc *= q.St[d]
 	}
-	return false
+	return true
 }
 
 // fuse rewrites p's segments, replacing each fusable run of two or more
 // dispatches with one. A run whose kernel fails to compile stays as it was.
-func (a *AutogradDevice) fuse(p *program) {
+func (a *AutogradDevice) fuse(p *program, epilogues bool) {
 	limit := min(maxFusedBuffers, int(a.d.Limits.MaxStorageBuffersPerShaderStage))
 	moved := map[*wgpu.Buffer]fusedSlot{} // a fused dispatch's old uniform → its place in the new
 	for si := range p.segs {
 		sg := &p.segs[si]
-		a.schedule(sg, limit)
+		a.schedule(sg, limit, epilogues)
 		var cmds []command
 		var infos []cmdInfo
 		for i := 0; i < len(sg.cmds); {
-			n := a.fusableRun(sg.infos[i:], limit)
+			n := a.fusableRun(sg.infos[i:], limit, epilogues)
 			if n >= 2 {
 				if c, info, ok := a.fuseRun(p, sg.infos[i:i+n], moved); ok {
 					releaseGroups(sg.cmds[i : i+n])
@@ -233,7 +253,7 @@ func (a *AutogradDevice) fuse(p *program) {
 // set counts as writing every buffer it binds). The order of any two
 // commands that touch a buffer one of them writes is kept, so every
 // command reads what it read before.
-func (a *AutogradDevice) schedule(sg *segment, limit int) {
+func (a *AutogradDevice) schedule(sg *segment, limit int, epilogues bool) {
 	type item struct {
 		c    command
 		info cmdInfo
@@ -248,12 +268,12 @@ func (a *AutogradDevice) schedule(sg *segment, limit int) {
 		run := []cmdInfo{rest[0].info}
 		cmds, infos = append(cmds, rest[0].c), append(infos, rest[0].info)
 		rest = rest[1:]
-		if a.fusableRun(run, limit) != 1 {
+		if a.fusableRun(run, limit, epilogues) != 1 {
 			continue
 		}
 		for k := 0; k < len(rest) && len(run) < maxFusedOps; k++ {
 			cand := rest[k].info
-			if a.fusableRun(append(slices.Clone(run), cand), limit) != len(run)+1 {
+			if a.fusableRun(append(slices.Clone(run), cand), limit, epilogues) != len(run)+1 {
 				continue
 			}
 			free := true
@@ -318,12 +338,14 @@ type fusedSlot struct {
 }
 
 // fusableRun returns how many of infos, from the first, fuse into one
-// kernel (1 or 0 when none fuses with the next).
-func (a *AutogradDevice) fusableRun(infos []cmdInfo, limit int) int {
+// kernel (1 or 0 when none fuses with the next); a matrix product opens a
+// run only when epilogues is true.
+func (a *AutogradDevice) fusableRun(infos []cmdInfo, limit int, epilogues bool) int {
 	written := map[*wgpu.Buffer]bool{}
 	readAround := map[*wgpu.Buffer]bool{} // read at an offset other than i
 	bufs := map[*wgpu.Buffer]bool{}
 	n := 0
+	epilogue := 0 // after a matrix product: the elements of its output
 	for _, in := range infos {
 		if n == maxFusedOps || !slices.Contains(fusableShaders, in.shader) {
 			break
@@ -331,6 +353,15 @@ func (a *AutogradDevice) fusableRun(infos []cmdInfo, limit int) int {
 		k, err := parseKernel(in.shader)
 		if err != nil || len(k.binds) != len(in.bufs) {
 			break
+		}
+		if k.head {
+			q, ok := in.params.(matMulParams)
+			if n > 0 || !ok || q.COff != 0 || !epilogues {
+				break
+			}
+			epilogue = int(q.M * q.N * q.Batches)
+		} else if epilogue > 0 && in.threads != epilogue {
+			break // the epilogue runs once per stored element
 		}
 		ok := true
 		added := 0
@@ -393,9 +424,19 @@ func (a *AutogradDevice) fuseRun(p *program, run []cmdInfo, moved map[*wgpu.Buff
 	threads := 0
 	included := map[string]bool{}
 	var offsets []uint64
+	var main string
 	for m, in := range run {
 		k, _ := parseKernel(in.shader)
-		if !included[in.shader] {
+		names := map[string]string{"params": fmt.Sprintf("P.o%d", m)}
+		for j, b := range k.binds {
+			names[b.name] = fmt.Sprintf("fz_buf%d", slot[in.bufs[j]])
+		}
+		if k.head {
+			// The head's own declarations and entry point, over member
+			// 0's params, each store followed by the epilogue.
+			src.WriteString(renameIdents(k.prelude, names, m))
+			main = storeRE.ReplaceAllString(renameIdents(k.body, names, m), "{ let fz_e = $2; $1[fz_e] = $3; fz_epilogue(fz_e); }")
+		} else if !included[in.shader] {
 			included[in.shader] = true
 			src.WriteString(k.prelude)
 		}
@@ -414,9 +455,8 @@ func (a *AutogradDevice) fuseRun(p *program, run []cmdInfo, moved map[*wgpu.Buff
 		offsets = append(offsets, uint64(16+len(raw)))
 		raw = append(raw, encodeParams(in.shader, in.params)...)
 		fmt.Fprintf(&members, "    @align(16) o%d: %s,\n", m, k.paramsTy)
-		names := map[string]string{"params": fmt.Sprintf("P.o%d", m)}
-		for j, b := range k.binds {
-			names[b.name] = fmt.Sprintf("fz_buf%d", slot[in.bufs[j]])
+		if k.head {
+			continue
 		}
 		fmt.Fprintf(&body, "        { // %s\n%s", in.shader, renameIdents(k.prologue, names, m))
 		fmt.Fprintf(&body, "        if (i < %s) {\n", renameIdents(k.bound, names, m))
@@ -444,13 +484,18 @@ func (a *AutogradDevice) fuseRun(p *program, run []cmdInfo, moved map[*wgpu.Buff
 		fmt.Fprintf(&src, "@group(0) @binding(%d) var<storage, %s> fz_buf%d: array<f32>;\n", j+1, access, j)
 	}
 	src.WriteString(offsetFns.String())
-	fmt.Fprintf(&src, `
+	if main != "" {
+		threads = run[0].threads // the product's workgroups: the epilogue rides on its stores
+		fmt.Fprintf(&src, "\nfn fz_epilogue(i: u32) {\n%s}\n\n%s", body.String(), main)
+	} else {
+		fmt.Fprintf(&src, `
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     for (var i = gid.x; i < P.head.x; i += nwg.x * 64u) {
 %s    }
 }
 `, body.String())
+	}
 	code := src.String()
 	sum := sha256.Sum256([]byte(code))
 	name := "fused-" + hex.EncodeToString(sum[:8])
