@@ -57,17 +57,17 @@ type StepFunc func(in []*autograd.Tensor) (out []*autograd.Tensor, err error)
 //
 // A Step is for one goroutine, like its device.
 type Step struct {
-	dev    *AutogradDevice
-	fn     StepFunc
-	fuse   bool
+	dev  *AutogradDevice
+	fn   StepFunc
+	fuse bool
 	// epilogues lets fusion append elementwise kernels to a matrix
 	// product's stores (linear + bias + activation in one kernel): on by
 	// default, off on a software adapter, where it made the MNIST MLP step
 	// 30% slower (docs/PERFORMANCE.md) while dispatches cost little.
 	epilogues bool
-	progs  map[string]*program
-	warm   map[string]bool // shapes run once eagerly
-	closed bool
+	progs     map[string]*program
+	warm      map[string]bool // shapes run once eagerly
+	closed    bool
 }
 
 // ErrCaptureReadBack is the error of a captured step that reads a value
