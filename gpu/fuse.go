@@ -14,26 +14,31 @@ import (
 	"github.com/cogentcore/webgpu/wgpu"
 )
 
-// Fusion of a captured program (Capture): each run of consecutive
-// elementwise dispatches (fill, unary, binary, strided, where, value
-// clipping, the Adam and SGD updates) becomes one dispatch of a kernel
+// Fusion of a captured program (Capture): each run of elementwise
+// dispatches (fill, unary, binary, strided, where, value clipping, the Adam
+// and SGD updates, the narrow reductions) becomes one dispatch of a kernel
 // generated from theirs. Every kernel of the set is a grid-stride loop over
-// its elements whose body reads and writes element i (and reads other
-// operands at broadcast offsets); the generated kernel runs, for each i,
-// every body of the run in order, each guarded by its own element count,
-// with each body's bindings renamed to the fused kernel's and its params to
-// its own member of one uniform struct that holds every member's params as
-// recorded. Every store of the separate kernels is kept (an intermediate
-// tensor the backward pass reads is still written), so fusion saves
-// dispatches, not memory traffic, and changes no result beyond the
-// contraction of a multiply and an add into one rounding that a compiler
-// may make across the former kernels' boundaries.
+// its elements whose body writes its own element (and reads its own
+// element, operands at broadcast offsets, or a reduced slice); the
+// generated kernel runs, for each element i, every body of the run in
+// order, each guarded by its own loop bound, with each body's bindings
+// renamed to the fused kernel's and its params to its own member of one
+// uniform struct that holds every member's params as recorded (48 members
+// of at most 176 bytes stay within the 16 KiB of uniform every WebGPU
+// device allows). Every store of the separate kernels is kept (an
+// intermediate tensor the backward pass reads is still written), so
+// fusion saves dispatches, not memory traffic, and changes no result
+// beyond the contraction of a multiply and an add into one rounding that a
+// compiler may make across the former kernels' boundaries. A matrix
+// product may open a run (epilogues): the other members then run after
+// each of its stores, on that element.
 //
 // A run stops where fusing would let one invocation see another's element
 // out of order: a body that reads a buffer written earlier in the run at
 // any offset but its own element's, or writes a buffer read earlier in the
 // run at such an offset. It stops too at a buffer clear, a kernel outside
-// the set, and the bindings or uniform size the device allows.
+// the set, and the bindings the device allows. Before grouping, schedule
+// moves fusable dispatches next to each other where no buffer forbids it.
 
 // fusableShaders are the kernels whose dispatches fuse.
 var fusableShaders = []string{
