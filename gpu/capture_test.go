@@ -471,3 +471,63 @@ func TestCaptureAfterClose(t *testing.T) {
 		t.Error("Run of a released step: no error")
 	}
 }
+
+// TestCaptureRedoesUploadsInside captures a step that uploads a constant
+// tensor inside it (a scale of the logits made on the CPU each step): a replay
+// writes it again, before the commands that read it, so that a buffer the
+// pool lent it and later to another tensor of the step holds it when
+// read (the test clobbers it before each replay); the step equals the
+// eager one bit for bit, and a replay makes three writes (the two inputs
+// and the constant).
+func TestCaptureRedoesUploadsInside(t *testing.T) {
+	dev := testAutograd(t)
+	weighted := func(r *mlpRun) StepFunc {
+		return func(in []*autograd.Tensor) ([]*autograd.Tensor, error) {
+			w, err := autograd.New([]float32{0.25, 0.5, 1, 2}, 1, 4).To(dev)
+			if err != nil {
+				return nil, err
+			}
+			loss := nn.CrossEntropyLossProbs(autograd.Mul(r.model.Forward(in[0]), w), in[1], nn.ClassOptions{})
+			r.opt.ZeroGrad()
+			if err := loss.Backward(); err != nil {
+				return nil, err
+			}
+			return []*autograd.Tensor{loss}, r.opt.Step()
+		}
+	}
+	eager, captured := newMLPRun(t, dev, 23, false), newMLPRun(t, dev, 23, false)
+	eagerStep := weighted(eager)
+	step := CaptureUnfused(dev, weighted(captured))
+	defer step.Release()
+	for i := range 4 {
+		x, y := mlpBatch(i, 8)
+		xd, _ := x.To(dev)
+		yd, _ := y.To(dev)
+		want, err := eagerStep([]*autograd.Tensor{xd, yd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range step.progs {
+			// Clobber what the step uploaded, as another tensor of the
+			// step that the pool lent the same buffer would.
+			for _, sg := range p.segs {
+				for _, w := range sg.writes {
+					if err := dev.d.queue.WriteBuffer(w.buf, 0, make([]byte, len(w.data))); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+		w0, _, _ := dev.Uploaded()
+		got, err := step.Run(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w1, _, _ := dev.Uploaded()
+		if i >= 2 && w1-w0 != 3 {
+			t.Errorf("replay %d made %d writes, want 3 (two inputs, one constant)", i-1, w1-w0)
+		}
+		sameBits(t, "loss", hostValues(t, got...), hostValues(t, want...))
+		sameBits(t, "parameters", hostValues(t, captured.model.Parameters()...), hostValues(t, eager.model.Parameters()...))
+	}
+}
