@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -52,6 +53,14 @@ type AutogradDevice struct {
 	// and index data) and their bytes (see Uploaded).
 	uploads  int
 	uploaded int64
+
+	// readbacks counts the values read back to the host (see ReadBacks).
+	readbacks int
+
+	// cap is the step being captured and rep the replay hook being rerun
+	// (see capture.go); nil when eager.
+	cap *capturing
+	rep *replaying
 }
 
 // ErrFloat64 is the error of an AutogradDevice asked to hold a float64
@@ -142,6 +151,10 @@ func (a *AutogradDevice) Counts() (dispatches, submissions int) {
 	return a.rec.dispatches, a.rec.submissions
 }
 
+// ReadBacks returns the values the device has read back to the host since
+// it was opened (each Download: Item, To(autograd.CPU), ...).
+func (a *AutogradDevice) ReadBacks() int { return a.readbacks }
+
 // Uploaded returns the writes of host data into storage buffers the device
 // has made since it was opened (tensors' uploads and the index data of gate
 // layers, gathers and scatters; not the kernels' small uniforms), their
@@ -155,6 +168,9 @@ func (a *AutogradDevice) Uploaded() (writes int, bytes int64, created int) {
 func write[E float32 | uint32](a *AutogradDevice, b *Buffer, data []E) error {
 	a.uploads++
 	a.uploaded += int64(len(data)) * 4
+	if a.cap != nil && len(data) > 0 {
+		a.cap.cur.writes = append(a.cap.cur.writes, hostWrite{b.buf, slices.Clone(wgpu.ToBytes(data))})
+	}
 	return Write(a.d, b, data)
 }
 
@@ -240,6 +256,11 @@ func (a *AutogradDevice) Upload(src *autograd.Tensor) autograd.Storage {
 // Download copies src into dst, a CPU float32 tensor of the same length,
 // after submitting the recorded work and waiting for it.
 func (a *AutogradDevice) Download(dst *autograd.Tensor, src autograd.Storage) error {
+	if a.cap != nil {
+		a.cap.reads++
+		return ErrCaptureReadBack
+	}
+	a.readbacks++
 	a.submit()
 	if a.failed() {
 		return a.err

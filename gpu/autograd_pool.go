@@ -26,6 +26,11 @@ type pool struct {
 	inUse    uint64 // bytes lent
 	liveAtGC uint64 // bytes lent right after take last ran the collector
 	created  int    // buffers made (see AutogradDevice.Uploaded)
+
+	// pinned counts the captured programs using each buffer (see pin);
+	// parked holds those of them no tensor holds, by size, out of free.
+	pinned map[*wgpu.Buffer]int
+	parked map[*wgpu.Buffer]uint64
 }
 
 // loan is a buffer lent to a storage.
@@ -140,6 +145,10 @@ func (p *pool) reclaim(size uint64) bool {
 // recycle frees the retired buffers: called after a submission.
 func (p *pool) recycle() {
 	for _, l := range p.retired {
+		if p.pinned[l.buf] > 0 {
+			p.parked[l.buf] = l.size
+			continue
+		}
 		p.free[l.size] = append(p.free[l.size], l.buf)
 	}
 	clear(p.retired)
@@ -167,5 +176,51 @@ func (p *pool) release(d *Device) {
 	for _, l := range append(p.lent, p.retired...) {
 		d.free(l.buf)
 	}
-	p.free, p.lent, p.retired = nil, nil, nil
+	for b := range p.parked {
+		d.free(b)
+	}
+	p.free, p.lent, p.retired, p.pinned, p.parked = nil, nil, nil, nil, nil
+}
+
+// pin reserves bufs for a captured program: a buffer among them that is
+// free, or is freed later (its tensor dead), is parked instead of lent
+// again, until unpin. A buffer still lent stays with its tensor (the
+// program reads and writes it in place: parameters, optimiser state,
+// outputs).
+func (p *pool) pin(bufs []*wgpu.Buffer) {
+	if p.pinned == nil {
+		p.pinned, p.parked = map[*wgpu.Buffer]int{}, map[*wgpu.Buffer]uint64{}
+	}
+	for _, b := range bufs {
+		p.pinned[b]++
+	}
+	for size, free := range p.free {
+		kept := free[:0]
+		for _, b := range free {
+			if p.pinned[b] > 0 {
+				p.parked[b] = size
+				continue
+			}
+			kept = append(kept, b)
+		}
+		clear(free[len(kept):])
+		p.free[size] = kept
+	}
+}
+
+// unpin undoes pin: the parked buffers no program uses go back to free.
+func (p *pool) unpin(bufs []*wgpu.Buffer) {
+	if p.pinned == nil {
+		return // released with the device
+	}
+	for _, b := range bufs {
+		if p.pinned[b]--; p.pinned[b] > 0 {
+			continue
+		}
+		delete(p.pinned, b)
+		if size, ok := p.parked[b]; ok {
+			delete(p.parked, b)
+			p.free[size] = append(p.free[size], b)
+		}
+	}
 }

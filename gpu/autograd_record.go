@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
@@ -43,6 +44,10 @@ func (a *AutogradDevice) dispatch(shader string, threads int, params any, bufs .
 			return
 		}
 	}
+	if a.rep != nil {
+		a.refresh(shader, threads, params, bufs)
+		return
+	}
 	if err := a.record(shader, threads, params, bufs); err != nil {
 		a.fail(err)
 	}
@@ -58,6 +63,9 @@ func (a *AutogradDevice) record(shader string, threads int, params any, bufs []*
 		return err
 	}
 	a.rec.cmds = append(a.rec.cmds, c)
+	if a.cap != nil {
+		a.cap.captured(cmdInfo{shader: shader, params: params, bufs: slices.Clone(bufs), uniform: u, threads: threads})
+	}
 	a.rec.dispatches++
 	if a.rec.pending++; a.rec.pending >= maxPending {
 		a.submit()
@@ -71,6 +79,9 @@ func (a *AutogradDevice) clear(b *Buffer) {
 		return
 	}
 	a.rec.cmds = append(a.rec.cmds, command{clear: b})
+	if a.cap != nil {
+		a.cap.cur.infos = append(a.cap.cur.infos, cmdInfo{bufs: []*wgpu.Buffer{b.buf}})
+	}
 }
 
 // uniform returns a uniform buffer holding params, from the free list when
@@ -114,10 +125,15 @@ func (a *AutogradDevice) submit() {
 			r.submissions++
 		}
 	}
-	releaseGroups(r.cmds)
+	if a.cap != nil {
+		// Capturing: the program keeps the commands and their uniforms.
+		a.cap.endSegment(r.cmds, r.used)
+	} else {
+		releaseGroups(r.cmds)
+		r.uniforms = append(r.uniforms, r.used...)
+	}
 	clear(r.cmds)
 	r.cmds = r.cmds[:0]
-	r.uniforms = append(r.uniforms, r.used...)
 	r.used = r.used[:0]
 	r.pending = 0
 	a.pool.recycle()

@@ -38,6 +38,13 @@ func (d *Device) pipeline(name string) (*wgpu.ComputePipeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	return d.compile(name, src)
+}
+
+// compile returns the compute pipeline of WGSL source src (entry point
+// "main"), kept under name for pipeline: the kernels under shaders/, and
+// the fused kernels that fuse.go generates.
+func (d *Device) compile(name, src string) (*wgpu.ComputePipeline, error) {
 	module, err := d.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{
 		Label:          name,
 		WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: src},

@@ -129,7 +129,7 @@ func (o *Adam) kind() string {
 // Step updates every parameter that has a gradient, advancing its step
 // count. A Step that finds no gradient changes nothing.
 func (o *Adam) Step() error {
-	for _, gr := range o.groups {
+	for gi, gr := range o.groups {
 		c := gr.cfg
 		for i := gr.first; i < gr.first+gr.n; i++ {
 			p := o.params[i]
@@ -137,16 +137,21 @@ func (o *Adam) Step() error {
 			if g == nil {
 				continue
 			}
-			o.steps[i]++
-			u := c.Update(o.steps[i], o.decoupled)
 			bufs := []*autograd.Tensor{o.m.get(i, p), o.v.get(i, p)}
 			if c.AMSGrad {
 				bufs = append(bufs, o.maxV.get(i, p))
 			}
 			if k := kernelsOf("Adam", p); k != nil {
-				k.AdamStep(p, g, bufs[0], bufs[1], o.maxV[i], u)
+				// The group's config is read inside: a replay of a
+				// captured step sees the learning rate set since.
+				replayed(k, func() {
+					o.steps[i]++
+					k.AdamStep(p, g, bufs[0], bufs[1], o.maxV[i], o.groups[gi].cfg.Update(o.steps[i], o.decoupled))
+				})
 				continue
 			}
+			o.steps[i]++
+			u := c.Update(o.steps[i], o.decoupled)
 			apply(p, g, bufs, adamKernel[float32](u), adamKernel[float64](u))
 		}
 	}

@@ -63,3 +63,24 @@ func contains(devs []autograd.Device, d autograd.Device) bool {
 	}
 	return false
 }
+
+// Replayer is the optional interface of a device that captures steps for
+// replay (package gpu's Capture). An optimiser hands it each parameter's
+// device update as a function: Replayed runs the function now and, while
+// the device captures a step, keeps it to run again before every replay of
+// that step, so that the host's part of the update is redone (Adam's step
+// count advances, the constants follow the learning rate a schedule set)
+// and the kernels it calls rewrite the constants of the dispatches they
+// recorded the first time instead of recording new ones.
+type Replayer interface {
+	Replayed(update func())
+}
+
+// replayed runs update through k's Replayer when it has one, else at once.
+func replayed(k DeviceKernels, update func()) {
+	if r, ok := k.(Replayer); ok {
+		r.Replayed(update)
+		return
+	}
+	update()
+}

@@ -78,7 +78,8 @@ func NewSGDGroups(groups []SGDGroup) *SGD {
 
 // Step updates every parameter that has a gradient.
 func (o *SGD) Step() error {
-	for _, gr := range o.groups {
+	var dev DeviceKernels // of the last parameter on a device
+	for gi, gr := range o.groups {
 		c := gr.cfg
 		for i := gr.first; i < gr.first+gr.n; i++ {
 			p := o.params[i]
@@ -92,13 +93,24 @@ func (o *SGD) Step() error {
 				bufs = append(bufs, o.momentum.get(i, p))
 			}
 			if k := kernelsOf("SGD", p); k != nil {
-				k.SGDStep(p, g, o.momentum[i], c, first)
+				dev = k
+				// A replay of a captured step is never the first: the
+				// momentum buffer holds the captured step's.
+				replays := 0
+				replayed(k, func() {
+					k.SGDStep(p, g, o.momentum[i], o.groups[gi].cfg, first && replays == 0)
+					replays++
+				})
 				continue
 			}
 			apply(p, g, bufs, sgdKernel[float32](c, first), sgdKernel[float64](c, first))
 		}
 	}
-	o.steps++
+	if dev != nil {
+		replayed(dev, func() { o.steps++ }) // a replay of a captured step counts too
+	} else {
+		o.steps++
+	}
 	return syncDevices(o.params)
 }
 

@@ -31,6 +31,9 @@ type gpuRun struct {
 	// dispatches and submissions of one call.
 	dispatches, submissions int
 	release                 func()
+	// note, when not empty, is printed under the row (the MLP step's
+	// read-backs and uploads).
+	note string
 }
 
 // mlpBatch is the batch of the timed MLP step: MNIST's default.
@@ -111,14 +114,19 @@ func opBenches(list string, n, batch, size int, seed uint64) ([]opBench, error) 
 						return gpuRun{}, err
 					}
 					d0, s0 := a.Counts()
+					r0 := a.ReadBacks()
+					w0, b0, _ := a.Uploaded()
 					if err := step(); err != nil {
 						a.Close()
 						return gpuRun{}, err
 					}
 					d1, s1 := a.Counts()
-					return gpuRun{call: step, dispatches: d1 - d0, submissions: s1 - s0, release: a.Close}, nil
+					w1, b1, _ := a.Uploaded()
+					note := fmt.Sprintf("per step: %d read-back (the loss), %d uploads of %d bytes (eager: the batch stays on the device)", a.ReadBacks()-r0, w1-w0, b1-b0)
+					return gpuRun{call: step, dispatches: d1 - d0, submissions: s1 - s0, release: a.Close, note: note}, nil
 				},
 			})
+			out = append(out, mlpCapturedBenches(x, labels, seed)...)
 		default:
 			return nil, fmt.Errorf("unknown op %q in -ops (use matmul, conv2d, mlp or none)", name)
 		}
@@ -233,12 +241,15 @@ func benchOps(ops []opBench, engines string, o options, stdout io.Writer) error 
 	}
 	fmt.Fprintf(stdout, "%-34s %-6s %10s %9s %11s %12s\n", "op", "device", "ms/op", "GFLOP/s", "dispatches", "submissions")
 	for _, op := range ops {
-		if strings.Contains(engines, "cpu") {
+		if strings.Contains(engines, "cpu") && op.cpu != nil {
 			ms, err := timeCalls(o, op.cpu)
 			if err != nil {
 				return fmt.Errorf("%s on the CPU: %v", op.name, err)
 			}
 			fmt.Fprintf(stdout, "%-34s %-6s %10.2f %9.1f %11s %12s\n", op.name, "cpu", ms, op.flops/ms/1e6, "-", "-")
+		}
+		if op.gpu == nil {
+			continue
 		}
 		if d == nil {
 			continue
@@ -253,6 +264,9 @@ func benchOps(ops []opBench, engines string, o options, stdout io.Writer) error 
 			return fmt.Errorf("%s on the GPU: %v", op.name, err)
 		}
 		fmt.Fprintf(stdout, "%-34s %-6s %10.2f %9.1f %11d %12d\n", op.name, "gpu", ms, op.flops/ms/1e6, r.dispatches, r.submissions)
+		if r.note != "" {
+			fmt.Fprintf(stdout, "%-34s %s\n", "", r.note)
+		}
 	}
 	return nil
 }

@@ -9,7 +9,9 @@
 // in go.mod, downloaded with the build); Fashion-MNIST from Debian's
 // dataset-fashion-mnist package. -data reads either from another directory.
 // -device gpu trains on the GPU (autograd's WebGPU device; a build without
-// cgo has only the CPU).
+// cgo has only the CPU), each training step captured once and replayed
+// (gpu.Capture; -eager runs every step eagerly), the loss read back every
+// -loss-every steps.
 package main
 
 import (
@@ -44,6 +46,8 @@ func run(args []string) error {
 	seed := fs.Uint64("seed", 1, "random seed (initialisation and shuffling)")
 	subset := fs.Int("subset", 0, "train on the first N training images only (0: all of them); the test set stays whole")
 	maxMemory := fs.String("max-memory", "", "refuse to train if the estimated memory exceeds this (e.g. 2GiB; default: the available memory, or the room under the container's limit if less)")
+	eager := fs.Bool("eager", false, "on -device gpu, run every training step eagerly instead of capturing it once and replaying it (gpu.Capture)")
+	lossEvery := fs.Int("loss-every", 0, "read the training loss back every N steps (and each epoch's last); the epoch's loss is the mean of those read (0: every step on the CPU, every 50 on the GPU)")
 	data := fs.String("data", "", "directory holding the data set's four IDX files (default: the GoMNIST module for mnist, "+mnist.FashionDir+" for fashion)")
 	if err := runctl.ParseFlags(fs, args, os.Stdout); errors.Is(err, flag.ErrHelp) {
 		return nil
@@ -55,6 +59,12 @@ func run(args []string) error {
 	}
 	if *epochs <= 0 || *batch <= 0 || !(*lr > 0) {
 		return errors.New("mnist: -epochs, -batch and -lr must be positive")
+	}
+	if *lossEvery < 0 {
+		return errors.New("mnist: -loss-every must be 0 (the device's default) or positive")
+	}
+	if *lossEvery == 0 && *device == "gpu" {
+		*lossEvery = 50
 	}
 	if *subset < 0 {
 		return errors.New("mnist: -subset must be 0 (the whole training set) or positive")
@@ -98,7 +108,7 @@ func run(args []string) error {
 	fmt.Printf("%s (%d training images), model %s on %s, %d epochs, batch %d, lr %g, seed %d\n",
 		ds.Name, train.Len(), *model, where, *epochs, *batch, *lr, *seed)
 	start, last := time.Now(), time.Now()
-	cfg := mnist.Config{Epochs: *epochs, Batch: *batch, LR: *lr, Seed: *seed, Device: dev,
+	cfg := mnist.Config{Epochs: *epochs, Batch: *batch, LR: *lr, Seed: *seed, Device: dev, Eager: *eager, LossEvery: *lossEvery,
 		Progress: mnist.Progress(os.Stdout, term.IsTerminal(int(os.Stdout.Fd())), *batch, 5*time.Second)}
 	err = mnist.Train(m, train, cfg, func(epoch int, loss float64) {
 		fmt.Printf("epoch %d: training loss %.4f, %.1f s\n", epoch, loss, time.Since(last).Seconds())

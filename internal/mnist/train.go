@@ -18,6 +18,15 @@ type Config struct {
 	// Progress, if not nil, is called after each step with the epoch (from
 	// 1), the step within it (from 1) and the steps per epoch.
 	Progress func(epoch, step, steps int)
+
+	// Eager, on a device that captures steps (the GPU), runs every step
+	// eagerly instead of capturing it once and replaying it.
+	Eager bool
+	// LossEvery reads the training loss back every LossEvery steps and at
+	// each epoch's last (0 or 1: every step); the epoch's reported loss is
+	// the mean of those read. Between reads the device runs step after
+	// step without waiting for the host.
+	LossEvery int
 }
 
 // device returns cfg's device, the CPU when none is set.
@@ -40,6 +49,9 @@ func Train(m nn.Module, train *Set, cfg Config, report func(epoch int, loss floa
 	rng := rand.New(rand.NewPCG(cfg.Seed, 1))
 	perEpoch := (train.Len() + cfg.Batch - 1) / cfg.Batch
 	schedule := optim.CosineAnnealingLR{TMax: cfg.Epochs * perEpoch}
+	st := newStepper(m, opt, dev, cfg.Eager)
+	defer st.release()
+	every := max(cfg.LossEvery, 1)
 	step := 0
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
 		perm := rng.Perm(train.Len())
@@ -48,14 +60,17 @@ func Train(m nn.Module, train *Set, cfg Config, report func(epoch int, loss floa
 		for lo := 0; lo < len(perm); lo += cfg.Batch {
 			optim.SetLR(opt, schedule, step)
 			step++
-			loss, err := trainStep(m, opt, dev, train, perm[lo:min(lo+cfg.Batch, len(perm))])
+			read := step%every == 0 || lo+cfg.Batch >= len(perm)
+			loss, err := st.step(train, perm[lo:min(lo+cfg.Batch, len(perm))], read)
 			if err != nil {
 				return err
 			}
-			total += loss
-			steps++
+			if read {
+				total += loss
+				steps++
+			}
 			if cfg.Progress != nil {
-				cfg.Progress(epoch, steps, perEpoch)
+				cfg.Progress(epoch, lo/cfg.Batch+1, perEpoch)
 			}
 		}
 		if report != nil {
