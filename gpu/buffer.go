@@ -51,10 +51,10 @@ func (d *Device) allocate(what string, size uint64, hint string) (*wgpu.Buffer, 
 	return b, nil
 }
 
-// free releases a buffer from allocate.
-func (d *Device) free(b *wgpu.Buffer) {
-	d.allocated -= int64(b.GetSize())
-	b.Release()
+// free releases a buffer of size bytes from allocate.
+func (d *Device) free(b *wgpu.Buffer, size uint64) {
+	d.allocated -= int64(size)
+	destroy(b)
 }
 
 // Allocated returns the bytes of the storage buffers live on the device:
@@ -105,7 +105,7 @@ func Write[E float32 | uint32](d *Device, b *Buffer, data []E) error {
 // buffer owns nothing: releasing it does nothing.
 func (b *Buffer) Release() {
 	if b != nil && b.buf != nil && b.d != nil {
-		b.d.free(b.buf)
+		b.d.free(b.buf, uint64(max(b.N, 1))*4)
 		b.buf = nil
 	}
 }
@@ -135,7 +135,7 @@ func Read[E float32 | uint32](d *Device, b *Buffer, n int) ([]E, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gpu: readback buffer for %q: %v", b.Label, err)
 	}
-	defer staging.Release()
+	defer destroy(staging)
 	enc, err := d.dev.CreateCommandEncoder(nil)
 	if err != nil {
 		return nil, fmt.Errorf("gpu: command encoder: %v", err)
@@ -160,6 +160,9 @@ func Read[E float32 | uint32](d *Device, b *Buffer, n int) ([]E, error) {
 	}
 	if status != wgpu.BufferMapAsyncStatusSuccess {
 		return nil, fmt.Errorf("gpu: mapping %q for readback failed: %v (%w)", b.Label, status, autograd.ErrDeviceLost)
+	}
+	if err := d.asyncError(); err != nil {
+		return nil, fmt.Errorf("gpu: reading %q back: %w", b.Label, err)
 	}
 	copy(out, wgpu.FromBytes[E](staging.GetMappedRange(0, uint(size))))
 	staging.Unmap()

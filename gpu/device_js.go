@@ -1,0 +1,230 @@
+//go:build js
+
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"syscall/js"
+
+	"github.com/cogentcore/webgpu/wgpu"
+
+	"github.com/dlca/dlca/autograd"
+)
+
+// The browser's WebGPU (navigator.gpu) through cogentcore/webgpu's js
+// backend, which has no ComputePipelineDescriptor.Label, no
+// CommandEncoder.ClearBuffer, no Buffer.GetSize and no result from
+// ComputePassEncoder.End, and whose Adapter.GetInfo is empty; device.go's
+// wgpu-native twin is device_native.go.
+//
+// The browser answers asynchronously (requestAdapter, requestDevice and a
+// read-back's mapAsync return promises). WebAssembly runs one goroutine at
+// a time: a goroutine waiting on a promise (await here, and
+// cogentcore/webgpu's own jsx.Await in MapAsync) blocks on a channel, and
+// the Go runtime hands the thread back to the browser's event loop until
+// the promise's callback closes it, so the page stays responsive. A call
+// from JavaScript into Go (a js.FuncOf) must not wait so: it has to start
+// a goroutine that does (web/trainwasm and gpu/webgpu's page do).
+//
+// The backend's Queue.WriteBuffer reads Go memory through
+// globalThis.wasm.instance.exports.mem: the page that starts the Go
+// program must set globalThis.wasm = {instance}.
+
+// browserState holds what the browser reports asynchronously: the device's
+// first uncaptured error and its loss.
+type browserState struct {
+	errs  []string // uncaptured errors (validation, out of memory), oldest first
+	lost  string   // the device's lost reason, "" while it lives
+	funcs []js.Func
+}
+
+// noBrowserAdapter is the error of a browser that offers no WebGPU
+// adapter; errors.Is matches it with ErrNoAdapter.
+type noBrowserAdapter struct{ why string }
+
+func (e noBrowserAdapter) Error() string {
+	return "gpu: this browser offers no WebGPU adapter (" + e.why + "); Chrome and Edge 113 and later offer WebGPU, " +
+		"Firefox 141 and later on Windows, Safari 26; headless Chromium needs --enable-unsafe-webgpu; train on the CPU instead"
+}
+
+func (e noBrowserAdapter) Is(target error) bool { return target == ErrNoAdapter }
+
+// webgpuLimits are the limits the device asks for at the adapter's values
+// (WebGPU's defaults allow only 8 storage buffers per shader stage and
+// 128 MiB bindings).
+var webgpuLimits = []string{
+	"maxStorageBuffersPerShaderStage", "maxStorageBufferBindingSize", "maxBufferSize",
+	"maxComputeWorkgroupStorageSize", "maxComputeInvocationsPerWorkgroup", "maxComputeWorkgroupSizeX",
+	"maxComputeWorkgroupsPerDimension", "maxBindingsPerBindGroup", "maxUniformBufferBindingSize",
+}
+
+func open() (*Device, error) {
+	nav := js.Global().Get("navigator")
+	if !nav.Truthy() || !nav.Get("gpu").Truthy() {
+		return nil, noBrowserAdapter{"no navigator.gpu"}
+	}
+	opts := js.Global().Get("Object").New()
+	opts.Set("powerPreference", "high-performance")
+	adapter, err := await(nav.Get("gpu").Call("requestAdapter", opts))
+	if err != nil {
+		return nil, noBrowserAdapter{"requestAdapter failed: " + err.Error()}
+	}
+	if !adapter.Truthy() {
+		return nil, noBrowserAdapter{"requestAdapter returned null"}
+	}
+	info := adapterInfo(adapter)
+	required := js.Global().Get("Object").New()
+	for _, name := range webgpuLimits {
+		if v := adapter.Get("limits").Get(name); v.Type() == js.TypeNumber {
+			required.Set(name, v)
+		}
+	}
+	desc := js.Global().Get("Object").New()
+	desc.Set("label", "dlca")
+	desc.Set("requiredLimits", required)
+	jsDev, err := await(adapter.Call("requestDevice", desc))
+	if err != nil || !jsDev.Truthy() {
+		return nil, fmt.Errorf("gpu: adapter %s refused a device with its own limits: %v", describe(info), err)
+	}
+	dev := wgpu.NewDevice(jsDev)
+	d := &Device{
+		Info:      info,
+		Limits:    dev.GetLimits().Limits,
+		dev:       &dev,
+		queue:     dev.GetQueue(),
+		pipelines: map[string]*wgpu.ComputePipeline{},
+		layouts:   map[string]*wgpu.BindGroupLayout{},
+	}
+	d.watch(jsDev)
+	if d.table, err = d.uploadTable(); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// adapterInfo describes a browser's adapter from its GPUAdapterInfo
+// (vendor, architecture, description). A fallback adapter (a software one,
+// such as Chromium's SwiftShader) counts as a CPU adapter.
+func adapterInfo(adapter js.Value) wgpu.AdapterInfo {
+	info := adapter.Get("info")
+	str := func(key string) string {
+		if !info.Truthy() {
+			return ""
+		}
+		if v := info.Get(key); v.Type() == js.TypeString {
+			return v.String()
+		}
+		return ""
+	}
+	fallback := adapter.Get("isFallbackAdapter").Truthy() || (info.Truthy() && info.Get("isFallbackAdapter").Truthy())
+	name := strings.TrimSpace(str("vendor") + " " + str("architecture"))
+	desc := str("description")
+	if desc == "" {
+		desc = "WebGPU adapter"
+	}
+	software := fallback || strings.Contains(strings.ToLower(name+" "+desc), "swiftshader")
+	kind := wgpu.AdapterTypeUnknown
+	if software {
+		kind = wgpu.AdapterTypeCPU
+	}
+	return wgpu.AdapterInfo{
+		VendorName:        str("vendor"),
+		Architecture:      str("architecture"),
+		Name:              name,
+		DriverDescription: desc,
+		AdapterType:       kind,
+		BackendType:       wgpu.BackendTypeWebGPU,
+	}
+}
+
+// watch records the device's uncaptured errors and its loss, which the
+// browser reports through an event and a promise rather than from the
+// calls: Read returns them (asyncError).
+func (d *Device) watch(dev js.Value) {
+	onError := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		msg := "uncaptured WebGPU error"
+		if e := args[0].Get("error"); e.Truthy() {
+			msg = e.Get("message").String()
+		}
+		if len(d.browser.errs) < 8 {
+			d.browser.errs = append(d.browser.errs, msg)
+		}
+		return nil
+	})
+	onLost := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		d.browser.lost = fmt.Sprintf("%s: %s", args[0].Get("reason").String(), args[0].Get("message").String())
+		return nil
+	})
+	d.browser.funcs = append(d.browser.funcs, onError, onLost)
+	dev.Call("addEventListener", "uncapturederror", onError)
+	dev.Get("lost").Call("then", onLost)
+}
+
+// asyncError returns the device's loss or its first uncaptured error, if
+// the browser has reported either.
+func (d *Device) asyncError() error {
+	if d.browser.lost != "" {
+		return fmt.Errorf("the WebGPU device was lost (%s) (%w)", d.browser.lost, autograd.ErrDeviceLost)
+	}
+	if len(d.browser.errs) > 0 {
+		return fmt.Errorf("WebGPU reported %d error(s), the first: %s", len(d.browser.errs), d.browser.errs[0])
+	}
+	return nil
+}
+
+// await waits for promise p to settle, giving the thread back to the
+// browser's event loop meanwhile (see the top of this file), and returns its
+// value or its rejection's reason as an error.
+func await(p js.Value) (js.Value, error) {
+	done := make(chan struct{})
+	var v js.Value
+	var err error
+	then := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		v = args[0]
+		close(done)
+		return nil
+	})
+	defer then.Release()
+	catch := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		err = errors.New(args[0].Call("toString").String())
+		close(done)
+		return nil
+	})
+	defer catch.Release()
+	p.Call("then", then, catch)
+	<-done
+	return v, err
+}
+
+// computePipelineDescriptor describes the pipeline of kernel name (the
+// browser's descriptor has no label).
+func computePipelineDescriptor(_ string, layout *wgpu.PipelineLayout, module *wgpu.ShaderModule) *wgpu.ComputePipelineDescriptor {
+	return &wgpu.ComputePipelineDescriptor{
+		Layout:  layout,
+		Compute: wgpu.ProgrammableStageDescriptor{Module: module, EntryPoint: "main"},
+	}
+}
+
+// endComputePass ends pass; the browser reports an error asynchronously
+// (asyncError).
+func endComputePass(pass *wgpu.ComputePassEncoder) error {
+	pass.End()
+	return nil
+}
+
+// clearByKernel: the browser backend has no ClearBuffer, so Device.submit
+// clears with autograd/clear.wgsl.
+const clearByKernel = true
+
+// clearBuffer is never called in the browser (clearByKernel).
+func clearBuffer(*wgpu.CommandEncoder, *wgpu.Buffer) error {
+	return errors.New("the browser's WebGPU backend has no ClearBuffer")
+}
+
+// destroy frees b's device memory at once (the backend's Release does
+// nothing, leaving the memory to the garbage collectors); the browser
+// keeps it until the work submitted before that reads it is done.
+func destroy(b *wgpu.Buffer) { b.Destroy() }
