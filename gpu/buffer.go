@@ -95,10 +95,28 @@ func Write[E float32 | uint32](d *Device, b *Buffer, data []E) error {
 	if len(data) == 0 {
 		return nil
 	}
-	if err := d.queue.WriteBuffer(b.buf, 0, wgpu.ToBytes(data)); err != nil {
+	if err := d.writeBuffer(b.buf, wgpu.ToBytes(data)); err != nil {
 		return fmt.Errorf("gpu: writing buffer %q: %v", b.Label, err)
 	}
 	return nil
+}
+
+// unusedBinding returns a one-element storage buffer to bind where a
+// dispatch leaves a kernel's writable binding unused (Adam's running
+// maximum without AMSGrad, SGD's momentum without momentum).
+//
+// NOTE: binding a buffer that another writable binding of the dispatch
+// already holds would do as well on wgpu-native, but WebGPU forbids
+// writable bindings that alias, and Dawn (Chromium's WebGPU) refuses the
+// dispatch.
+func (d *Device) unusedBinding() (*Buffer, error) {
+	if d.unused == nil {
+		var err error
+		if d.unused, err = d.NewBuffer("unused binding", 1); err != nil {
+			return nil, err
+		}
+	}
+	return d.unused, nil
 }
 
 // Release frees the buffer's device memory. A view of a pooled tensor's
@@ -150,11 +168,10 @@ func Read[E float32 | uint32](d *Device, b *Buffer, n int) ([]E, error) {
 	}
 	defer cmd.Release()
 	d.queue.Submit(cmd)
-	status := wgpu.BufferMapAsyncStatusUnknown
-	if err := staging.MapAsync(wgpu.MapModeRead, 0, size, func(s wgpu.BufferMapAsyncStatus) { status = s }); err != nil {
+	status, err := d.mapRead(staging, size)
+	if err != nil {
 		return nil, fmt.Errorf("gpu: mapping %q: %v", b.Label, err)
 	}
-	d.dev.Poll(true, nil)
 	if readFault != nil && readFault() {
 		status = wgpu.BufferMapAsyncStatusDeviceLost
 	}

@@ -29,6 +29,7 @@ type Device struct {
 	layouts   map[string]*wgpu.BindGroupLayout // the pipelines' bind group layouts, by shader file name
 	browser   browserState                     // what only the browser's WebGPU needs (device_js.go)
 	table     *Buffer                          // the gates' coefficient table, uploaded once
+	unused    *Buffer                          // see unusedBinding
 	allocated int64                            // bytes of live storage buffers (see allocate)
 }
 
@@ -96,6 +97,9 @@ func (d *Device) Close() {
 	d.pipelines, d.layouts = nil, nil
 	if d.table != nil {
 		d.table.Release()
+	}
+	if d.unused != nil {
+		d.unused.Release()
 	}
 	d.queue.Release()
 	d.dev.Release()

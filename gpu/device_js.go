@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"syscall/js"
+	"unsafe"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -26,18 +27,15 @@ import (
 // the Go runtime hands the thread back to the browser's event loop until
 // the promise's callback closes it, so the page stays responsive. A call
 // from JavaScript into Go (a js.FuncOf) must not wait so: it has to start
-// a goroutine that does (web/trainwasm and gpu/webgpu's page do).
-//
-// The backend's Queue.WriteBuffer reads Go memory through
-// globalThis.wasm.instance.exports.mem: the page that starts the Go
-// program must set globalThis.wasm = {instance}.
+// a goroutine that does (web/trainwasm does).
 
-// browserState holds what the browser reports asynchronously: the device's
-// first uncaptured error and its loss.
+// browserState holds the device's queue, and what the browser reports
+// asynchronously: the device's uncaptured errors and its loss.
 type browserState struct {
-	errs  []string // uncaptured errors (validation, out of memory), oldest first
-	lost  string   // the device's lost reason, "" while it lives
-	funcs []js.Func
+	queue js.Value  // the device's GPUQueue (see writeBuffer)
+	errs  []string  // uncaptured errors (validation, out of memory), oldest first
+	lost  string    // the device's lost reason, "" while it lives
+	funcs []js.Func // the callbacks of watch, alive as long as the device
 }
 
 // noBrowserAdapter is the error of a browser that offers no WebGPU
@@ -97,6 +95,7 @@ func open() (*Device, error) {
 		pipelines: map[string]*wgpu.ComputePipeline{},
 		layouts:   map[string]*wgpu.BindGroupLayout{},
 	}
+	d.browser.queue = jsDev.Get("queue")
 	d.watch(jsDev)
 	if d.table, err = d.uploadTable(); err != nil {
 		d.Close()
@@ -228,3 +227,42 @@ func clearBuffer(*wgpu.CommandEncoder, *wgpu.Buffer) error {
 // nothing, leaving the memory to the garbage collectors); the browser
 // keeps it until the work submitted before that reads it is done.
 func destroy(b *wgpu.Buffer) { b.Destroy() }
+
+// jsBuffer returns b's GPUBuffer.
+//
+// NOTE: cogentcore/webgpu v0.23.0 keeps it in an unexported field
+// (Buffer{jsValue js.Value}, its only field), and its own
+// Queue.WriteBuffer and Buffer.MapAsync cannot be used here: WriteBuffer
+// views Go's memory through an ArrayBuffer taken before it allocates, so
+// when that allocation grows the memory the view's buffer is detached
+// ("Cannot perform Construct on a detached ArrayBuffer"), and MapAsync
+// reports success when the map fails. bufferIsOneJSValue stops the build
+// if the struct changes size.
+func jsBuffer(b *wgpu.Buffer) js.Value { return *(*js.Value)(unsafe.Pointer(b)) }
+
+const bufferIsOneJSValue = unsafe.Sizeof(wgpu.Buffer{}) - unsafe.Sizeof(js.Value{}) // 0, or the build stops below
+
+var _ = [1]struct{}{}[bufferIsOneJSValue]
+
+// writeBuffer writes data into b from its start, through a copy in a
+// JavaScript array; the write reaches b before the next submission.
+func (d *Device) writeBuffer(b *wgpu.Buffer, data []byte) error {
+	arr := js.Global().Get("Uint8Array").New(len(data))
+	js.CopyBytesToJS(arr, data)
+	d.browser.queue.Call("writeBuffer", jsBuffer(b), 0, arr)
+	return nil
+}
+
+// mapRead maps the first size bytes of staging for reading, waiting (and
+// giving the event loop the thread) until the work submitted before is
+// done, and returns the map's status: DeviceLost when the browser rejects
+// the map.
+func (d *Device) mapRead(staging *wgpu.Buffer, size uint64) (wgpu.BufferMapAsyncStatus, error) {
+	if _, err := await(jsBuffer(staging).Call("mapAsync", uint32(wgpu.MapModeRead), 0, size)); err != nil {
+		if d.browser.lost == "" {
+			d.browser.lost = "the map was rejected: " + err.Error()
+		}
+		return wgpu.BufferMapAsyncStatusDeviceLost, nil
+	}
+	return wgpu.BufferMapAsyncStatusSuccess, nil
+}

@@ -102,3 +102,20 @@ func destroy(b *wgpu.Buffer) { b.Release() }
 // asyncError returns nil: wgpu-native reports errors from the calls that
 // make them, and a lost device through the failed map (Read).
 func (d *Device) asyncError() error { return nil }
+
+// writeBuffer writes data into b from its start; the write reaches b
+// before the next submission.
+func (d *Device) writeBuffer(b *wgpu.Buffer, data []byte) error {
+	return d.queue.WriteBuffer(b, 0, data)
+}
+
+// mapRead maps the first size bytes of staging for reading, waiting for
+// the work submitted before, and returns the map's status.
+func (d *Device) mapRead(staging *wgpu.Buffer, size uint64) (wgpu.BufferMapAsyncStatus, error) {
+	status := wgpu.BufferMapAsyncStatusUnknown
+	if err := staging.MapAsync(wgpu.MapModeRead, 0, size, func(s wgpu.BufferMapAsyncStatus) { status = s }); err != nil {
+		return status, err
+	}
+	d.dev.Poll(true, nil)
+	return status, nil
+}

@@ -145,7 +145,7 @@ func (d *Device) newUniform(shader string, size int) (*wgpu.Buffer, error) {
 // writeParams writes shader's params into the uniform u; the write reaches
 // u before the next submission.
 func (d *Device) writeParams(u *wgpu.Buffer, shader string, raw []byte) error {
-	if err := d.queue.WriteBuffer(u, 0, raw); err != nil {
+	if err := d.writeBuffer(u, raw); err != nil {
 		return fmt.Errorf("gpu: writing the params of shaders/%s: %v", shader, err)
 	}
 	return nil

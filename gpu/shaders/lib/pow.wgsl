@@ -12,7 +12,7 @@ fn powf(x: f32, p: f32) -> f32 {
     var r = exp2(p * log2(abs(x)));
     if (x < 0.0) {
         if (fract(p) != 0.0) {
-            return bitcast<f32>(0x7fc00000u);
+            return nanf();
         }
         if (fract(p * 0.5) != 0.0) {
             r = -r;
