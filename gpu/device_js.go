@@ -30,12 +30,10 @@ import (
 // a goroutine that does (web/trainwasm does).
 
 // browserState holds the device's queue, and what the browser reports
-// asynchronously: the device's uncaptured errors and its loss.
+// asynchronously about it: its uncaptured errors and its loss.
 type browserState struct {
-	queue js.Value  // the device's GPUQueue (see writeBuffer)
-	errs  []string  // uncaptured errors (validation, out of memory), oldest first
-	lost  string    // the device's lost reason, "" while it lives
-	funcs []js.Func // the callbacks of watch, alive as long as the device
+	queue  js.Value // the device's GPUQueue (see writeBuffer)
+	events js.Value // {errors: [messages], lost: "reason: message" or ""}, kept by watchDevice
 }
 
 // noBrowserAdapter is the error of a browser that offers no WebGPU
@@ -139,37 +137,36 @@ func adapterInfo(adapter js.Value) wgpu.AdapterInfo {
 	}
 }
 
-// watch records the device's uncaptured errors and its loss, which the
-// browser reports through an event and a promise rather than from the
-// calls: Read returns them (asyncError).
+// watchDevice(device, events) records the device's uncaptured errors
+// (validation, out of memory) and its loss into events, which the browser
+// reports through an event and a promise rather than from the calls: Read
+// returns them (asyncError). It is JavaScript, not a Go callback, because
+// the browser may report the loss once the Go program has exited (a test
+// binary closing its device).
+var watchDevice = js.Global().Get("Function").New("device", "events", `
+	device.addEventListener("uncapturederror", (e) => { events.errors.push(e.error ? e.error.message : String(e)); });
+	device.lost.then((info) => { events.lost = info.reason + ": " + info.message; });
+`)
+
+// watch starts recording dev's errors and loss into d.browser.events.
 func (d *Device) watch(dev js.Value) {
-	onError := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		msg := "uncaptured WebGPU error"
-		if e := args[0].Get("error"); e.Truthy() {
-			msg = e.Get("message").String()
-		}
-		if len(d.browser.errs) < 8 {
-			d.browser.errs = append(d.browser.errs, msg)
-		}
-		return nil
-	})
-	onLost := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		d.browser.lost = fmt.Sprintf("%s: %s", args[0].Get("reason").String(), args[0].Get("message").String())
-		return nil
-	})
-	d.browser.funcs = append(d.browser.funcs, onError, onLost)
-	dev.Call("addEventListener", "uncapturederror", onError)
-	dev.Get("lost").Call("then", onLost)
+	d.browser.events = js.Global().Get("Object").New()
+	d.browser.events.Set("errors", js.Global().Get("Array").New())
+	d.browser.events.Set("lost", "")
+	watchDevice.Invoke(dev, d.browser.events)
 }
+
+// lost returns the device's lost reason, "" while it lives.
+func (d *Device) lost() string { return d.browser.events.Get("lost").String() }
 
 // asyncError returns the device's loss or its first uncaptured error, if
 // the browser has reported either.
 func (d *Device) asyncError() error {
-	if d.browser.lost != "" {
-		return fmt.Errorf("the WebGPU device was lost (%s) (%w)", d.browser.lost, autograd.ErrDeviceLost)
+	if lost := d.lost(); lost != "" {
+		return fmt.Errorf("the WebGPU device was lost (%s) (%w)", lost, autograd.ErrDeviceLost)
 	}
-	if len(d.browser.errs) > 0 {
-		return fmt.Errorf("WebGPU reported %d error(s), the first: %s", len(d.browser.errs), d.browser.errs[0])
+	if errs := d.browser.events.Get("errors"); errs.Length() > 0 {
+		return fmt.Errorf("WebGPU reported %d error(s), the first: %s", errs.Length(), errs.Index(0).String())
 	}
 	return nil
 }
@@ -259,8 +256,8 @@ func (d *Device) writeBuffer(b *wgpu.Buffer, data []byte) error {
 // the map.
 func (d *Device) mapRead(staging *wgpu.Buffer, size uint64) (wgpu.BufferMapAsyncStatus, error) {
 	if _, err := await(jsBuffer(staging).Call("mapAsync", uint32(wgpu.MapModeRead), 0, size)); err != nil {
-		if d.browser.lost == "" {
-			d.browser.lost = "the map was rejected: " + err.Error()
+		if d.lost() == "" {
+			d.browser.events.Set("lost", "the read-back's map was rejected: "+err.Error())
 		}
 		return wgpu.BufferMapAsyncStatusDeviceLost, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -73,10 +74,11 @@ globalThis.fs.writeSync = (fd, buf) => { window.goOut += decoder.decode(buf); re
 </script></body></html>`
 
 // runGoTestInBrowser builds the tests of package pkg for GOOS=js
-// GOARCH=wasm and runs those matching run in a tab of the shared browser
-// with the environment env, returning their output (-test.v) once they end,
-// failing t if they do not end within limit or exit with an error.
-func runGoTestInBrowser(t *testing.T, pkg, run string, env map[string]string, limit time.Duration) string {
+// GOARCH=wasm and runs those matching run and not skip (-test.run,
+// -test.skip) in a tab of the shared browser with the environment env,
+// returning their output (-test.v) and exit code once they end, failing t
+// if they do not end within limit.
+func runGoTestInBrowser(t *testing.T, pkg, run, skip string, env map[string]string, limit time.Duration) (string, int) {
 	t.Helper()
 	dir := t.TempDir()
 	wasm := filepath.Join(dir, "test.wasm")
@@ -93,7 +95,7 @@ func runGoTestInBrowser(t *testing.T, pkg, run string, env map[string]string, li
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv := fmt.Sprintf(`["test.wasm", "-test.v", "-test.run", %q]`, run)
+	argv := fmt.Sprintf(`["test.wasm", "-test.v", "-test.run", %q, "-test.skip", %q]`, run, skip)
 	envJS := "{"
 	for k, v := range env {
 		envJS += fmt.Sprintf("%q: %q, ", k, v)
@@ -118,9 +120,19 @@ func runGoTestInBrowser(t *testing.T, pkg, run string, env map[string]string, li
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	out := eval[string](t, ctx, "window.goOut")
-	if code := eval[float64](t, ctx, "window.goExit"); code != 0 {
-		t.Fatalf("%s's tests in the browser exited with %v:\n%s", pkg, code, out)
+	return eval[string](t, ctx, "window.goOut"), int(eval[float64](t, ctx, "window.goExit"))
+}
+
+// testResult matches the lines of go test -v that give a test's or a
+// subtest's result.
+var testResult = regexp.MustCompile(`(?m)^\s*--- (PASS|FAIL|SKIP): (\S+) `)
+
+// testResults returns the result (PASS, FAIL or SKIP) of every test and
+// subtest in the output of go test -v, by name ("TestX/sub").
+func testResults(out string) map[string]string {
+	results := map[string]string{}
+	for _, m := range testResult.FindAllStringSubmatch(out, -1) {
+		results[m[2]] = m[1]
 	}
-	return out
+	return results
 }
