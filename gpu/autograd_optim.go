@@ -37,9 +37,14 @@ func adamParamsOf(n int, u optim.AdamUpdate) adamUpdateParams {
 func (a *AutogradDevice) SGDStep(p, g, momentum *autograd.Tensor, c optim.SGDConfig, first bool) {
 	u := sgdParams{N: uint32(p.Len()), LR: float32(c.LR), Momentum: float32(c.Momentum),
 		Dampening: float32(c.Dampening), WD: float32(c.WeightDecay)}
-	b := p // bound but unused without momentum
+	unused, err := a.d.unusedBinding()
+	if err != nil {
+		a.fail(err)
+		return
+	}
+	b := unused.buf // bound but unused without momentum
 	if momentum != nil {
-		b, u.Mode = momentum, 1
+		b, u.Mode = a.buffer(momentum), 1
 		if c.Nesterov {
 			u.Mode = 2
 		}
@@ -47,17 +52,22 @@ func (a *AutogradDevice) SGDStep(p, g, momentum *autograd.Tensor, c optim.SGDCon
 	if first {
 		u.First = 1
 	}
-	a.dispatch("autograd/sgd.wgsl", p.Len(), u, a.buffer(p), a.buffer(g), a.buffer(b))
+	a.dispatch("autograd/sgd.wgsl", p.Len(), u, a.buffer(p), a.buffer(g), b)
 }
 
 // AdamStep applies one Adam or AdamW update (see optim.DeviceKernels).
 func (a *AutogradDevice) AdamStep(p, g, m, v, maxV *autograd.Tensor, u optim.AdamUpdate) {
 	q := adamParamsOf(p.Len(), u)
-	vmax := v // bound but unused without AMSGrad
-	if maxV != nil {
-		vmax, q.AMSGrad = maxV, 1
+	unused, err := a.d.unusedBinding()
+	if err != nil {
+		a.fail(err)
+		return
 	}
-	a.dispatch("autograd/adam.wgsl", p.Len(), q, a.buffer(p), a.buffer(g), a.buffer(m), a.buffer(v), a.buffer(vmax))
+	vmax := unused.buf // bound but unused without AMSGrad
+	if maxV != nil {
+		vmax, q.AMSGrad = a.buffer(maxV), 1
+	}
+	a.dispatch("autograd/adam.wgsl", p.Len(), q, a.buffer(p), a.buffer(g), a.buffer(m), a.buffer(v), vmax)
 }
 
 // ClipValue clamps g to [-limit, limit] in place, with the automaton's

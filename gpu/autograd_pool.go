@@ -159,7 +159,7 @@ func (p *pool) recycle() {
 func (p *pool) releaseFree(d *Device) {
 	for size, bufs := range p.free {
 		for _, b := range bufs {
-			d.free(b)
+			d.free(b, size)
 			p.reserved -= size
 		}
 		delete(p.free, size)
@@ -168,16 +168,16 @@ func (p *pool) releaseFree(d *Device) {
 
 // release gives every buffer back to d: the autograd device is closing.
 func (p *pool) release(d *Device) {
-	for _, bufs := range p.free {
+	for size, bufs := range p.free {
 		for _, b := range bufs {
-			d.free(b)
+			d.free(b, size)
 		}
 	}
 	for _, l := range append(p.lent, p.retired...) {
-		d.free(l.buf)
+		d.free(l.buf, l.size)
 	}
-	for b := range p.parked {
-		d.free(b)
+	for b, size := range p.parked {
+		d.free(b, size)
 	}
 	p.free, p.lent, p.retired, p.pinned, p.parked = nil, nil, nil, nil, nil
 }

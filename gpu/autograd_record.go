@@ -142,7 +142,7 @@ func (a *AutogradDevice) submit() {
 // release frees the recorder's uniforms (after a final submit).
 func (r *recorder) release() {
 	for _, u := range append(r.uniforms, r.used...) {
-		u.Release()
+		destroy(u)
 	}
 	r.uniforms, r.used = nil, nil
 }

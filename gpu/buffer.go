@@ -51,10 +51,10 @@ func (d *Device) allocate(what string, size uint64, hint string) (*wgpu.Buffer, 
 	return b, nil
 }
 
-// free releases a buffer from allocate.
-func (d *Device) free(b *wgpu.Buffer) {
-	d.allocated -= int64(b.GetSize())
-	b.Release()
+// free releases a buffer of size bytes from allocate.
+func (d *Device) free(b *wgpu.Buffer, size uint64) {
+	d.allocated -= int64(size)
+	destroy(b)
 }
 
 // Allocated returns the bytes of the storage buffers live on the device:
@@ -95,17 +95,35 @@ func Write[E float32 | uint32](d *Device, b *Buffer, data []E) error {
 	if len(data) == 0 {
 		return nil
 	}
-	if err := d.queue.WriteBuffer(b.buf, 0, wgpu.ToBytes(data)); err != nil {
+	if err := d.writeBuffer(b.buf, wgpu.ToBytes(data)); err != nil {
 		return fmt.Errorf("gpu: writing buffer %q: %v", b.Label, err)
 	}
 	return nil
+}
+
+// unusedBinding returns a one-element storage buffer to bind where a
+// dispatch leaves a kernel's writable binding unused (Adam's running
+// maximum without AMSGrad, SGD's momentum without momentum).
+//
+// NOTE: binding a buffer that another writable binding of the dispatch
+// already holds would do as well on wgpu-native, but WebGPU forbids
+// writable bindings that alias, and Dawn (Chromium's WebGPU) refuses the
+// dispatch.
+func (d *Device) unusedBinding() (*Buffer, error) {
+	if d.unused == nil {
+		var err error
+		if d.unused, err = d.NewBuffer("unused binding", 1); err != nil {
+			return nil, err
+		}
+	}
+	return d.unused, nil
 }
 
 // Release frees the buffer's device memory. A view of a pooled tensor's
 // buffer owns nothing: releasing it does nothing.
 func (b *Buffer) Release() {
 	if b != nil && b.buf != nil && b.d != nil {
-		b.d.free(b.buf)
+		b.d.free(b.buf, uint64(max(b.N, 1))*4)
 		b.buf = nil
 	}
 }
@@ -135,7 +153,7 @@ func Read[E float32 | uint32](d *Device, b *Buffer, n int) ([]E, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gpu: readback buffer for %q: %v", b.Label, err)
 	}
-	defer staging.Release()
+	defer destroy(staging)
 	enc, err := d.dev.CreateCommandEncoder(nil)
 	if err != nil {
 		return nil, fmt.Errorf("gpu: command encoder: %v", err)
@@ -150,16 +168,18 @@ func Read[E float32 | uint32](d *Device, b *Buffer, n int) ([]E, error) {
 	}
 	defer cmd.Release()
 	d.queue.Submit(cmd)
-	status := wgpu.BufferMapAsyncStatusUnknown
-	if err := staging.MapAsync(wgpu.MapModeRead, 0, size, func(s wgpu.BufferMapAsyncStatus) { status = s }); err != nil {
+	status, err := d.mapRead(staging, size)
+	if err != nil {
 		return nil, fmt.Errorf("gpu: mapping %q: %v", b.Label, err)
 	}
-	d.dev.Poll(true, nil)
 	if readFault != nil && readFault() {
 		status = wgpu.BufferMapAsyncStatusDeviceLost
 	}
 	if status != wgpu.BufferMapAsyncStatusSuccess {
 		return nil, fmt.Errorf("gpu: mapping %q for readback failed: %v (%w)", b.Label, status, autograd.ErrDeviceLost)
+	}
+	if err := d.asyncError(); err != nil {
+		return nil, fmt.Errorf("gpu: reading %q back: %w", b.Label, err)
 	}
 	copy(out, wgpu.FromBytes[E](staging.GetMappedRange(0, uint(size))))
 	staging.Unmap()

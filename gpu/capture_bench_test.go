@@ -1,3 +1,8 @@
+//go:build !js
+
+// The benchmark reads the process's CPU time through getrusage, which
+// GOOS=js lacks; the browser runs the tests, not the benchmarks.
+
 package gpu
 
 import (

@@ -26,7 +26,10 @@ type Device struct {
 	queue    *wgpu.Queue
 
 	pipelines map[string]*wgpu.ComputePipeline // by shader file name, built on first use
+	layouts   map[string]*wgpu.BindGroupLayout // the pipelines' bind group layouts, by shader file name
+	browser   browserState                     // what only the browser's WebGPU needs (device_js.go)
 	table     *Buffer                          // the gates' coefficient table, uploaded once
+	unused    *Buffer                          // see unusedBinding
 	allocated int64                            // bytes of live storage buffers (see allocate)
 }
 
@@ -41,13 +44,6 @@ func adapterRank(t wgpu.AdapterType) int {
 		return 2
 	}
 	return 3
-}
-
-func init() {
-	// wgpu-native logs to stderr (warnings about the missing window system
-	// that a headless device never needs, and every error, which the calls
-	// return to us anyway).
-	wgpu.SetLogLevel(wgpu.LogLevelOff)
 }
 
 // Open opens the best headless adapter: a discrete GPU, else an integrated
@@ -88,55 +84,6 @@ func quietRuntimeDir() {
 // openAttempts bounds Open's retries of a refused device request.
 const openAttempts = 4
 
-func open() (*Device, error) {
-	// NOTE: webgpu v0.23.0 leaves fields of the instance extras it mallocs
-	// uninitialised when given a descriptor (wgpu-native then panics now and
-	// then on a garbage GLES version), so the instance gets none and the
-	// backends are chosen when enumerating.
-	instance := wgpu.CreateInstance(nil)
-	adapters := instance.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: wgpu.InstanceBackendPrimary})
-	if len(adapters) == 0 {
-		instance.Release()
-		return nil, ErrNoAdapter
-	}
-	sort.SliceStable(adapters, func(i, j int) bool {
-		return adapterRank(adapters[i].GetInfo().AdapterType) < adapterRank(adapters[j].GetInfo().AdapterType)
-	})
-	for _, a := range adapters[1:] {
-		a.Release()
-	}
-	adapter := adapters[0]
-	info := adapter.GetInfo()
-	limits := adapter.GetLimits().Limits
-	// NOTE: webgpu v0.23.0 reads MaxPushConstantSize from an uninitialised
-	// malloc'd struct, so it holds garbage that makes RequestDevice fail
-	// now and then. No kernel uses push constants: ask for none.
-	limits.MaxPushConstantSize = 0
-	dev, err := adapter.RequestDevice(&wgpu.DeviceDescriptor{
-		Label:          "dlca",
-		RequiredLimits: &wgpu.RequiredLimits{Limits: limits},
-	})
-	if err != nil {
-		adapter.Release()
-		instance.Release()
-		return nil, fmt.Errorf("gpu: adapter %s refused a device with its own limits: %v", describe(info), err)
-	}
-	d := &Device{
-		Info:      info,
-		Limits:    dev.GetLimits().Limits,
-		instance:  instance,
-		adapter:   adapter,
-		dev:       dev,
-		queue:     dev.GetQueue(),
-		pipelines: map[string]*wgpu.ComputePipeline{},
-	}
-	if d.table, err = d.uploadTable(); err != nil {
-		d.Close()
-		return nil, err
-	}
-	return d, nil
-}
-
 // Close releases the device and everything it created. Closing twice does
 // nothing.
 func (d *Device) Close() {
@@ -145,15 +92,21 @@ func (d *Device) Close() {
 	}
 	for _, name := range sortedKeys(d.pipelines) {
 		d.pipelines[name].Release()
+		d.layouts[name].Release()
 	}
-	d.pipelines = nil
+	d.pipelines, d.layouts = nil, nil
 	if d.table != nil {
 		d.table.Release()
 	}
+	if d.unused != nil {
+		d.unused.Release()
+	}
 	d.queue.Release()
 	d.dev.Release()
-	d.adapter.Release()
-	d.instance.Release()
+	if d.adapter != nil { // the browser's device has neither (device_js.go)
+		d.adapter.Release()
+		d.instance.Release()
+	}
 	d.dev = nil
 }
 

@@ -75,8 +75,12 @@ func (p *Program) AdamW(o *AdamW, params, grads *Buffer) error {
 	if params.N < o.N || grads.N < o.N {
 		panic(fmt.Sprintf("gpu: AdamW over %d parameters: params has %d, grads %d", o.N, params.N, grads.N))
 	}
-	// The running maximum is bound to v but unused: AMSGrad is off.
-	if err := p.Dispatch("autograd/adam.wgsl", o.N, adamParamsOf(o.N, o.Config.Update(o.T+1, true)), params, grads, o.m, o.v, o.v); err != nil {
+	// The running maximum is bound but unused: AMSGrad is off.
+	unused, err := p.d.unusedBinding()
+	if err != nil {
+		return err
+	}
+	if err := p.Dispatch("autograd/adam.wgsl", o.N, adamParamsOf(o.N, o.Config.Update(o.T+1, true)), params, grads, o.m, o.v, unused); err != nil {
 		return err
 	}
 	if o.N > 0 {

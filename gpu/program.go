@@ -29,7 +29,8 @@ func (d *Device) maxWorkgroups() int {
 }
 
 // pipeline returns the compute pipeline of shaders/name (entry point "main"),
-// compiling it, with the helper files it asks for, on first use.
+// compiling it, with the helper files it asks for, on first use, and keeps
+// its bind group layout in d.layouts.
 func (d *Device) pipeline(name string) (*wgpu.ComputePipeline, error) {
 	if p, ok := d.pipelines[name]; ok {
 		return p, nil
@@ -53,14 +54,27 @@ func (d *Device) compile(name, src string) (*wgpu.ComputePipeline, error) {
 		return nil, fmt.Errorf("gpu: compiling shaders/%s: %v", name, err)
 	}
 	defer module.Release()
-	p, err := d.dev.CreateComputePipeline(&wgpu.ComputePipelineDescriptor{
-		Label:   name,
-		Compute: wgpu.ProgrammableStageDescriptor{Module: module, EntryPoint: "main"},
-	})
+	entries, err := bindGroupLayout(name, src)
 	if err != nil {
+		return nil, err
+	}
+	group, err := d.dev.CreateBindGroupLayout(&wgpu.BindGroupLayoutDescriptor{Label: name, Entries: entries})
+	if err != nil {
+		return nil, fmt.Errorf("gpu: bind group layout for shaders/%s: %v", name, err)
+	}
+	layout, err := d.dev.CreatePipelineLayout(&wgpu.PipelineLayoutDescriptor{Label: name, BindGroupLayouts: []*wgpu.BindGroupLayout{group}})
+	if err != nil {
+		group.Release()
+		return nil, fmt.Errorf("gpu: pipeline layout for shaders/%s: %v", name, err)
+	}
+	defer layout.Release()
+	p, err := d.dev.CreateComputePipeline(computePipelineDescriptor(name, layout, module))
+	if err != nil {
+		group.Release()
 		return nil, fmt.Errorf("gpu: pipeline for shaders/%s: %v", name, err)
 	}
 	d.pipelines[name] = p
+	d.layouts[name] = group
 	return p, nil
 }
 
@@ -157,7 +171,7 @@ func runTogether(ps ...*Program) error {
 func (p *Program) Release() {
 	releaseGroups(p.cmds)
 	for _, u := range p.uniforms {
-		u.Release()
+		destroy(u)
 	}
 	p.uniforms, p.cmds = nil, nil
 }

@@ -38,14 +38,16 @@ func (d *Device) newCommand(shader string, workgroups int, u *wgpu.Buffer, bufs 
 	for _, b := range bufs {
 		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(len(entries)), Buffer: b, Size: wgpu.WholeSize})
 	}
-	layout := pipe.GetBindGroupLayout(0)
-	defer layout.Release()
-	group, err := d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Label: shader, Layout: layout, Entries: entries})
+	group, err := d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Label: shader, Layout: d.layouts[shader], Entries: entries})
 	if err != nil {
 		return command{}, fmt.Errorf("gpu: binding buffers for shaders/%s: %v", shader, err)
 	}
 	return command{pipeline: pipe, group: group, x: uint32(min(workgroups, d.maxWorkgroups()))}, nil
 }
+
+// clearShader is the kernel that clears a buffer where the encoder cannot
+// (clearByKernel).
+const clearShader = "autograd/clear.wgsl"
 
 // submit encodes cmds, the dispatches between clears in one compute pass,
 // and submits them as one command buffer. It does not wait: a later Read
@@ -61,17 +63,27 @@ func (d *Device) submit(cmds []command) error {
 		if pass == nil {
 			return nil
 		}
-		err := pass.End()
+		err := endComputePass(pass)
 		pass.Release() // before Finish, see wgpu-native issue 412
 		pass = nil
 		return err
 	}
+	var clears []command // clear kernels' dispatches, released after the submission
+	defer func() { releaseGroups(clears) }()
 	for _, c := range cmds {
+		if c.clear != nil && clearByKernel {
+			k, err := d.newCommand(clearShader, max(1, ceilDiv(c.clear.N, workgroupSize)), nil, []*wgpu.Buffer{c.clear.buf})
+			if err != nil {
+				return fmt.Errorf("gpu: clearing %q: %v", c.clear.Label, err)
+			}
+			clears = append(clears, k)
+			c = k
+		}
 		if c.clear != nil {
 			if err := endPass(); err != nil {
 				return fmt.Errorf("gpu: compute pass: %v", err)
 			}
-			if err := enc.ClearBuffer(c.clear.buf, 0, wgpu.WholeSize); err != nil {
+			if err := clearBuffer(enc, c.clear.buf); err != nil {
 				return fmt.Errorf("gpu: clearing %q: %v", c.clear.Label, err)
 			}
 			continue
@@ -133,7 +145,7 @@ func (d *Device) newUniform(shader string, size int) (*wgpu.Buffer, error) {
 // writeParams writes shader's params into the uniform u; the write reaches
 // u before the next submission.
 func (d *Device) writeParams(u *wgpu.Buffer, shader string, raw []byte) error {
-	if err := d.queue.WriteBuffer(u, 0, raw); err != nil {
+	if err := d.writeBuffer(u, raw); err != nil {
 		return fmt.Errorf("gpu: writing the params of shaders/%s: %v", shader, err)
 	}
 	return nil

@@ -60,6 +60,10 @@ func testBrowser(t testing.TB) context.Context {
 			chromedp.ExecPath(path),
 			chromedp.NoSandbox, // tests may run as root
 			chromedp.Flag("allow-file-access-from-files", true),
+			// Chromium on Linux offers WebGPU only with this flag; headless,
+			// with no GPU, its adapter is Dawn on SwiftShader, on the CPU
+			// (webgpu_test.go).
+			chromedp.Flag("enable-unsafe-webgpu", true),
 			chromedp.WindowSize(1024, 900),
 		)
 		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)

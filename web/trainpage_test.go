@@ -30,12 +30,18 @@ type trainState struct {
 	Ready, Running, Done, Trained bool
 	Error                         string
 	Webgpu                        bool
-	Metrics                       []struct {
+	Device                        struct { // the trainer's WebGPU device
+		Webgpu, Software bool
+		Adapter, Error   string
+	}
+	Speeds  map[string]float64 // iterations per second, by device
+	Metrics []struct {
 		Iteration int
 		Soft      float64
 		Hard      float64
 		Gates     int
 		Ms        float64
+		Device    string
 	}
 }
 
@@ -99,7 +105,7 @@ func TestTrainingPageMatchesGo(t *testing.T) {
 	waitFor("ready", func() bool { return s.Ready })
 	t.Logf("the browser offers WebGPU: %v", s.Webgpu)
 	start := time.Now()
-	eval[any](t, ctx, `document.getElementById("start").click()`)
+	eval[any](t, ctx, `document.getElementById("device").value = "cpu"; document.getElementById("start").click()`)
 	waitFor("done", func() bool { return s.Done })
 	browserTime := time.Since(start)
 

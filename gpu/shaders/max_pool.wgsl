@@ -50,7 +50,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             }
         }
         if (best < 0) {
-            bv = bitcast<f32>(0xff800000u); // -Inf
+            bv = negInf();
         }
         out[o] = bv;
         idx[o] = f32(best);

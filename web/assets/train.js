@@ -8,12 +8,26 @@
   const S = JSON.parse(document.getElementById("dlca-settings").textContent);
   const C = S.colours; // the viewer's colours (viewer/painter), as CSS
   const $ = (id) => document.getElementById(id);
-  const state = window.dlcaTrainState = { ready: false, running: false, done: false, error: null, metrics: [], trained: false };
+  // device: what the trainer found ({webgpu, adapter, software, error});
+  // speeds: the last run's iterations per second on each device.
+  const state = window.dlcaTrainState = { ready: false, running: false, done: false, error: null, metrics: [], trained: false, device: null, speeds: {} };
+  const deviceName = { webgpu: "WebGPU", cpu: "the CPU" };
   $("title").textContent = S.experiment;
   $("iterations").value = S.iterations; // the experiment's, unless the export gave others
   $("seed").value = S.seed;
 
   window.dlcaTrainProgress = function (m, grid, wrong) {
+    if (m.kind === "device") { // the trainer's WebGPU device, opened once at start
+      state.device = { webgpu: m.webgpu, adapter: m.adapter, software: !!m.software, error: m.error };
+      const opt = $("device").querySelector("option[value=webgpu]");
+      opt.disabled = !m.webgpu;
+      $("device").value = m.webgpu ? "webgpu" : "cpu";
+      $("adapter").textContent = m.webgpu ? "WebGPU adapter: " + m.adapter + (m.software ? " (a software adapter, on the CPU)" : "")
+        : "no WebGPU (" + m.error + "): the trainer runs on the CPU";
+      state.ready = true;
+      $("status").textContent = "ready: press start (on " + deviceName[$("device").value] + ")";
+      return;
+    }
     if (m.kind === "error") { state.error = m.message; state.running = false; $("status").textContent = "error: " + m.message; console.error("trainer: " + m.message); return; }
     if (m.kind === "done") {
       state.done = true; state.running = false;
@@ -22,9 +36,12 @@
       $("status").textContent += " - done in " + m.seconds.toFixed(1) + " s";
       return;
     }
-    state.metrics.push({ iteration: m.iteration, soft: m.soft, hard: m.hard, gates: m.gates, ms: m.ms });
-    $("status").textContent = "iteration " + m.iteration + " of " + m.iterations + ": soft loss " + m.soft.toFixed(4) +
+    state.metrics.push({ iteration: m.iteration, soft: m.soft, hard: m.hard, gates: m.gates, ms: m.ms, device: m.device });
+    const ms = state.metrics.reduce((s, v) => s + v.ms, 0);
+    state.speeds[m.device] = state.metrics.length / (ms / 1000);
+    $("status").textContent = "iteration " + m.iteration + " of " + m.iterations + " on " + deviceName[m.device] + ": soft loss " + m.soft.toFixed(4) +
       ", hard loss " + m.hard + ", " + m.gates + " active gates, " + m.ms.toFixed(0) + " ms";
+    $("speeds").textContent = "iterations per second: " + Object.keys(state.speeds).sort().map((d) => deviceName[d] + " " + state.speeds[d].toFixed(1)).join(", ");
     drawGrid(grid, wrong, m.h, m.w, m.c);
     drawLoss(m.iterations);
   };
@@ -111,7 +128,7 @@
   function start() {
     state.metrics = []; state.done = false; state.error = null; state.running = true; state.trained = false;
     $("download").disabled = $("circuit").disabled = true;
-    dlcaTrain.start(S.config, +$("iterations").value || 0, +$("seed").value || 0);
+    dlcaTrain.start(S.config, +$("iterations").value || 0, +$("seed").value || 0, $("device").value);
   }
 
   // blobURL hands the trainer's text to the browser, as a file or a new
@@ -139,10 +156,10 @@
     const wasm = await new Response(new Blob([zipped]).stream().pipeThrough(new DecompressionStream("gzip"))).arrayBuffer();
     const go = new Go();
     const { instance } = await WebAssembly.instantiate(wasm, go.importObject);
-    go.run(instance);
-    state.ready = true;
+    globalThis.wasm = { instance }; // cogentcore/webgpu's uploads read Go's memory through it
+    go.run(instance); // reports the WebGPU device (kind "device"), then the page is ready
     state.webgpu = !!navigator.gpu;
-    $("status").textContent = "ready: press start (WebGPU " + (navigator.gpu ? "offered" : "not offered") + " by this browser; the trainer runs on the CPU)";
+    $("status").textContent = "looking for WebGPU...";
     drawLoss(S.iterations);
   })().catch((e) => { state.error = String(e); console.error("loading the trainer: " + e); $("status").textContent = "cannot load the trainer: " + e; });
 })();

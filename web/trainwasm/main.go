@@ -1,9 +1,13 @@
 //go:build js && wasm
 
 // Command trainwasm is the trainer of the page that `dlca export -format
-// html-train` writes: the CPU engine (bptt) compiled to WebAssembly. It
-// registers globalThis.dlcaTrain with start(config, iterations, seed),
-// which trains the experiment file text config, stop(), and, once a
+// html-train` writes: the CPU engine (bptt) and the GPU engine (package gpu,
+// on the browser's WebGPU) compiled to WebAssembly. At start it opens the
+// browser's WebGPU device and reports what it found to
+// globalThis.dlcaTrainProgress (kind "device": webgpu, adapter, error). It
+// registers globalThis.dlcaTrain with start(config, iterations, seed,
+// device), which trains the experiment file text config on device ("webgpu"
+// or "cpu"), stop(), and, once a
 // training has ended, model() (the trained model.json's text) and
 // circuitPage() (the HTML page of its circuit, as dlca export -format html
 // writes it). It reports every iteration to
@@ -27,8 +31,34 @@ import (
 	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/gpu"
 	"github.com/dlca/dlca/web"
 )
+
+// webgpu is the browser's WebGPU device, opened once at start; nil when the
+// browser offers none (webgpuErr says why).
+var (
+	webgpu    *gpu.Device
+	webgpuErr error
+	opened    = make(chan struct{}) // closed once the device is opened or refused
+)
+
+// openWebGPU opens the browser's WebGPU device and reports it to the page.
+// It runs in a goroutine of its own: opening waits on the browser's
+// promises (requestAdapter, requestDevice), which a call from JavaScript
+// must not do.
+func openWebGPU() {
+	webgpu, webgpuErr = gpu.Open()
+	close(opened)
+	fields := map[string]any{"webgpu": webgpu != nil, "adapter": "", "error": ""}
+	if webgpu != nil {
+		fields["adapter"] = webgpu.String()
+		fields["software"] = webgpu.IsSoftware()
+	} else {
+		fields["error"] = webgpuErr.Error()
+	}
+	report("device", fields, nil, nil)
+}
 
 // trained is the last training's outcome, for model() and circuitPage().
 var trained struct {
@@ -45,7 +75,8 @@ func main() {
 		var ctx context.Context
 		ctx, cancel = context.WithCancel(context.Background())
 		trained.model = nil
-		go train(ctx, args[0].String(), args[1].Int(), uint64(args[2].Int()))
+		onGPU := len(args) > 3 && args[3].String() == "webgpu"
+		go train(ctx, args[0].String(), args[1].Int(), uint64(args[2].Int()), onGPU)
 		return nil
 	}))
 	api.Set("stop", js.FuncOf(func(js.Value, []js.Value) any { cancel(); return nil }))
@@ -69,6 +100,7 @@ func main() {
 		return float64(time.Since(start).Microseconds()) / 1000
 	}))
 	js.Global().Set("dlcaTrain", api)
+	go openWebGPU()
 	select {} // serve calls until the page closes
 }
 
@@ -100,19 +132,24 @@ func report(kind string, fields map[string]any, grid []uint8, wrong []bool) {
 }
 
 // train trains the experiment file text config from a fresh model, as
-// `dlca train -config` does on the CPU with -seed and -wiring-seed both
-// seed, and keeps the model it trained in trained.
-func train(ctx context.Context, config string, iterations int, seed uint64) {
+// `dlca train -config` does with -seed and -wiring-seed both seed, on the
+// browser's WebGPU device (onGPU, as -device gpu) or on the CPU, and keeps
+// the model it trained in trained.
+func train(ctx context.Context, config string, iterations int, seed uint64, onGPU bool) {
 	e, err := resolve(config, iterations, seed)
 	var m *dlca.Model
 	if err == nil {
 		m, err = dlca.New(e.Model, autograd.Float32)
 	}
-	var eng *bptt.CPU
+	var eng bptt.Engine
 	var setup bptt.Setup
+	device := "cpu"
 	if err == nil {
 		setup = e.Setup(m)
-		eng, err = bptt.NewCPU(setup)
+		eng, err = newEngine(setup, onGPU)
+		if onGPU {
+			device = "webgpu"
+		}
 	}
 	if err != nil {
 		report("error", map[string]any{"message": err.Error()}, nil, nil)
@@ -130,7 +167,7 @@ func train(ctx context.Context, config string, iterations int, seed uint64) {
 		}
 		report("iteration", map[string]any{
 			"iteration": ev.Iteration, "iterations": ev.Iterations, "soft": ev.SoftLoss, "hard": ev.HardLoss,
-			"gates": ev.ActiveGates, "ms": float64(ev.Time.Microseconds()) / 1000, "h": h, "w": w, "c": c,
+			"gates": ev.ActiveGates, "ms": float64(ev.Time.Microseconds()) / 1000, "h": h, "w": w, "c": c, "device": device,
 		}, final.Boards[0].Cells(), wrong)
 		time.Sleep(time.Millisecond) // let the browser draw and handle input
 	}
@@ -149,7 +186,20 @@ func train(ctx context.Context, config string, iterations int, seed uint64) {
 	if ctx.Err() == nil { // not replaced by a newer start meanwhile
 		trained.model, trained.e, trained.seed = m, e, seed
 	}
-	report("done", map[string]any{"iterations": len(metrics), "seconds": time.Since(start).Seconds(), "message": fmt.Sprint(ctx.Err())}, nil, nil)
+	report("done", map[string]any{"iterations": len(metrics), "seconds": time.Since(start).Seconds(), "message": fmt.Sprint(ctx.Err()), "device": device}, nil, nil)
+}
+
+// newEngine returns the engine that trains setup: the GPU engine on the
+// browser's WebGPU device (onGPU), or the CPU engine.
+func newEngine(setup bptt.Setup, onGPU bool) (bptt.Engine, error) {
+	if !onGPU {
+		return bptt.NewCPU(setup)
+	}
+	<-opened
+	if webgpu == nil {
+		return nil, fmt.Errorf("this browser offers no WebGPU device: %v", webgpuErr)
+	}
+	return gpu.NewEngine(setup, gpu.Options{Device: webgpu})
 }
 
 // resolve reads the experiment file text config with the page's

@@ -14,7 +14,7 @@
 //   2 storage read g: array<f32>, [n]
 //   3 storage rw m: array<f32>, [n]
 //   4 storage rw v: array<f32>, [n]
-//   5 storage rw vmax: array<f32>, [n] (v again without AMSGrad: unused)
+//   5 storage rw vmax: array<f32>, [n] (a spare buffer without AMSGrad: unused)
 
 @group(0) @binding(0) var<uniform> params: AdamUpdateParams;
 @group(0) @binding(1) var<storage, read_write> p: array<f32>;

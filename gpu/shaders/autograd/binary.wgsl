@@ -63,7 +63,7 @@ fn binary(op: u32, x: f32, y: f32) -> f32 {
             return truth(!(x - y > 0.0));
         }
         case OP_ExtremeMask: { return truth(x == y || (isNaN(x) && isNaN(y))); }
-        default: { return bitcast<f32>(0x7fc00000u); }
+        default: { return nanf(); }
     }
 }
 

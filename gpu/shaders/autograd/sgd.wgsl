@@ -12,7 +12,7 @@
 //     ball, 2 Nesterov; first 1 on the momentum buffer's first step
 //   1 storage rw p: array<f32>, [n]
 //   2 storage read g: array<f32>, [n]
-//   3 storage rw b: array<f32>, [n] (p again without momentum: unused)
+//   3 storage rw b: array<f32>, [n] (a spare buffer without momentum: unused)
 
 @group(0) @binding(0) var<uniform> params: SGDParams;
 @group(0) @binding(1) var<storage, read_write> p: array<f32>;

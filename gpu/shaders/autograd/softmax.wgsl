@@ -19,7 +19,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let total = params.outer * params.inner;
     for (var r = gid.x; r < total; r += nwg.x * 64u) {
         let base = (r / params.inner) * params.n * params.inner + r % params.inner;
-        var m = bitcast<f32>(0xff800000u); // -Inf
+        var m = negInf();
         for (var k = 0u; k < params.n; k++) {
             let v = src[base + k * params.inner];
             if (v > m || isNaN(v)) {

@@ -135,7 +135,7 @@ fn unary(op: u32, v: f32, p0: f32, p1: f32) -> f32 {
         case OP_PowScalar: { return powf(v, p0); }
         case OP_LeakyRelu: { return select(p0 * v, v, v > 0.0); }
         case OP_Clamp: { return clampf(v, p0, p1); }
-        default: { return bitcast<f32>(0x7fc00000u); }
+        default: { return nanf(); }
     }
 }
 

@@ -30,10 +30,10 @@ fn isZero(x: f32) -> bool {
 fn log2f(x: f32) -> f32 {
     let bits = bitcast<u32>(x);
     if (isNaN(x) || (bits > SIGN_BIT)) {
-        return bitcast<f32>(QUIET_NAN); // NaN, or below 0 (not -0)
+        return nanf(); // NaN, or below 0 (not -0)
     }
     if (isZero(x)) {
-        return bitcast<f32>(NEG_INF);
+        return negInf();
     }
     if (bits == POS_INF) {
         return x;
@@ -62,7 +62,7 @@ fn sqrtf(x: f32) -> f32 {
         return x;
     }
     if (isNaN(x) || bits > SIGN_BIT) {
-        return bitcast<f32>(QUIET_NAN);
+        return nanf();
     }
     if (bits < MIN_NORMAL) {
         // sqrt(bits * 2^-149) = sqrt(2 * bits) * 2^-75, all normal.
@@ -81,7 +81,7 @@ fn sqrtf(x: f32) -> f32 {
 fn divf(x: f32, y: f32) -> f32 {
     let sign = (bitcast<u32>(x) ^ bitcast<u32>(y)) & SIGN_BIT;
     if (isNaN(x) || isNaN(y) || (isZero(x) && isZero(y)) || (isInf(x) && isInf(y))) {
-        return bitcast<f32>(QUIET_NAN);
+        return nanf();
     }
     if (isZero(y) || isInf(x)) {
         return bitcast<f32>(POS_INF | sign);

@@ -21,7 +21,7 @@ fn powf(x: f32, p: f32) -> f32 {
         return 1.0;
     }
     if (isNaN(x) || isNaN(p)) {
-        return bitcast<f32>(QUIET_NAN);
+        return nanf();
     }
     if (p == 1.0) {
         return x;
@@ -36,7 +36,7 @@ fn powf(x: f32, p: f32) -> f32 {
         if ((mag < 1.0) == (p > 0.0)) {
             return 0.0;
         }
-        return bitcast<f32>(POS_INF);
+        return posInf();
     }
     // p is finite here, so fract is exact (every float from 2^23 up is an
     // integer, and every one from 2^24 up even).
@@ -58,12 +58,12 @@ fn powf(x: f32, p: f32) -> f32 {
         return bitcast<f32>(r);
     }
     if (negative && !integer) {
-        return bitcast<f32>(QUIET_NAN);
+        return nanf();
     }
     let e = p * log2f(mag); // log2f: mag is finite, non-zero, maybe subnormal
     var r: f32;
     if (e >= 128.0) {
-        r = bitcast<f32>(POS_INF); // exp2 is only specified in range
+        r = posInf(); // exp2 is only specified in range
     } else if (e < -150.0) {
         r = 0.0;
     } else {
