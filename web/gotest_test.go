@@ -66,7 +66,15 @@ globalThis.fs.writeSync = (fd, buf) => { window.goOut += decoder.decode(buf); re
   const wasm = await new Response(new Blob([zipped]).stream().pipeThrough(new DecompressionStream("gzip"))).arrayBuffer();
   const go = new Go();
   go.argv = %s; go.env = %s;
-  go.exit = (code) => { window.goExit = code; document.getElementById("status").textContent = "exit " + code; };
+  // On exit, the Go runtime's pending timers (the test binary's -test.timeout
+  // alarm, say) are still scheduled with setTimeout, and each would resume a
+  // program that has exited ("Go program has already exited"): clear them
+  // (wasm_exec.js keeps them in _scheduledTimeouts).
+  go.exit = (code) => {
+    for (const id of go._scheduledTimeouts.values()) clearTimeout(id);
+    go._scheduledTimeouts.clear();
+    window.goExit = code; document.getElementById("status").textContent = "exit " + code;
+  };
   const { instance } = await WebAssembly.instantiate(wasm, go.importObject);
   globalThis.wasm = { instance }; // cogentcore/webgpu reads Go's memory through it
   await go.run(instance);
