@@ -40,7 +40,7 @@
 // optimiser state, random source, metrics) and resume it bit for bit;
 // Checkpointer.Request is the hook for a checkpoint on demand. The
 // commands' flags, signals and messages for long runs live in
-// internal/runctl, not here: this package prints nothing. Train stops with a
+// cmd/internal/runctl, not here: this package prints nothing. Train stops with a
 // *NonFiniteError before a NaN or an infinity reaches the model.
 // Setup.Recompute sets gradient checkpointing over time (keep a state
 // every k steps, recompute a segment's activations in the backward pass);

@@ -22,10 +22,10 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/cmd/internal/runctl"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
 	"github.com/dlca/dlca/gpu"
-	"github.com/dlca/dlca/internal/runctl"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

@@ -15,9 +15,9 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/cmd/internal/runctl"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
-	"github.com/dlca/dlca/internal/runctl"
 	"github.com/dlca/dlca/internal/safefile"
 )
 
@@ -49,7 +49,7 @@ type runRecord struct {
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dlca train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	long := runctl.LongRun{Command: "dlca train"} // the run's settings, checkpoints, -resume, -force (internal/runctl)
+	long := runctl.LongRun{Command: "dlca train"} // the run's settings, checkpoints, -resume, -force (cmd/internal/runctl)
 	fs.StringVar(&long.Experiment, "experiment", "checkerboard", "experiment to train: built-in (dlca list shows them) or an experiment file, as -config")
 	file := fs.String("config", "", "experiment file to train (TOML, docs/config.md; dlca config -experiment NAME prints one)")
 	var sets setFlags
