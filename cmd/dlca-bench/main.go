@@ -26,6 +26,7 @@ import (
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
 	"github.com/dlca/dlca/gpu"
+	"github.com/dlca/dlca/internal/memlimit"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -162,7 +163,7 @@ func timeEngine(name string, setup bptt.Setup, e *experiments.Experiment, o opti
 		opts := gpu.Options{Device: d}
 		if d.IsSoftware() {
 			// A software adapter's buffers are this machine's memory.
-			if limit, _, lerr := bptt.MemoryLimit(); lerr == nil {
+			if limit, _, lerr := memlimit.MemoryLimit(); lerr == nil {
 				opts.MemoryLimit = limit
 			}
 		}

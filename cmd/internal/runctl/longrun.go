@@ -16,6 +16,7 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/internal/memlimit"
 )
 
 // LongRun holds a training command's settings and, once Start has run, its
@@ -84,20 +85,18 @@ func (o *LongRun) checkFlags() error {
 		return fmt.Errorf("-checkpoint-every %d: must not be negative (0: only at the end and on interrupt)", o.Every)
 	}
 	if o.MaxMemory != "" {
-		if _, err := bptt.ParseBytes(o.MaxMemory); err != nil {
+		if _, err := memlimit.ParseBytes(o.MaxMemory); err != nil {
 			return fmt.Errorf("-max-memory: %w", err)
 		}
 	}
 	return nil
 }
 
-// Prepare sets setup's recomputation and the garbage collector, and
-// refuses, with a suggestion, a run whose estimated memory exceeds
-// -max-memory or the memory this process may take (bptt.MemoryLimit: the
+// Prepare sets setup's recomputation and refuses, with a suggestion, a run whose estimated memory exceeds
+// -max-memory or the memory this process may take (memlimit.MemoryLimit: the
 // available memory, or the room under the container's limit if less).
 func (o *LongRun) Prepare(setup *bptt.Setup, run bptt.Run, height, width int) error {
 	setup.Recompute = o.Recompute
-	bptt.SetGC() // the setting the estimate counts on
 	return bptt.CheckMemory(*setup, run, height, width, o.MaxMemory)
 }
 
