@@ -1,5 +1,6 @@
 // Package runctl is the plumbing the training commands (dlca train,
-// dlca-view -train) share for long runs: their flags, resuming a run from
+// dlca-view -train) share for long runs: the one sequence a long run goes
+// through (LongRun.Launch, Launched.End), their flags, resuming a run from
 // its checkpoint alone, refusing to overwrite a run, the output folder's
 // lock, checkpoints on SIGUSR1, and the messages that say how to go on.
 // Package bptt does the training and the checkpoints; it registers no flags,
@@ -22,8 +23,9 @@ import (
 // LongRun holds a training command's settings and, once Start has run, its
 // checkpointer and lock. The command binds its own flags for the first six
 // fields, calls AddFlags for the rest, and after parsing calls, in order,
-// Given, Resumed (the checkpoint to go on from), Prepare, Start and Finished
-// (or Stopped when bptt.Train returns an error).
+// Given, Resumed (the checkpoint to go on from) and Launch, which runs the
+// rest of the sequence (CheckModel, Prepare, the engine, Start); after
+// bptt.Train, Launched.End (Finished, or Stopped for an error).
 type LongRun struct {
 	// Command is how the user runs the command, for the messages that
 	// say how to go on ("dlca train").

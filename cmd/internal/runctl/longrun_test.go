@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,43 +36,46 @@ func parse(t *testing.T, o *LongRun, args ...string) {
 	o.Given(fs)
 }
 
-// train runs o's experiment for o.Iterations on the CPU through Start, as
+// train runs o's experiment for o.Iterations on the CPU through Launch, as
 // dlca train does, resuming from from if not nil; observe, if not nil,
-// watches every iteration. It returns Start's or Train's error, and what
-// Start warned.
+// watches every iteration. It returns Launch's or End's error, and what
+// Launch warned.
 func train(t *testing.T, o *LongRun, from *bptt.Checkpoint, observe bptt.Observer) (error, string) {
+	t.Helper()
+	var warn bytes.Buffer
+	l, err := o.Launch(testJob(t, o, observe), from, &warn)
+	if err != nil {
+		return err, warn.String()
+	}
+	defer l.Close()
+	_, _, err = bptt.Train(context.Background(), l.Engine, l.Setup, l.Run)
+	return l.End(err), warn.String()
+}
+
+// testJob is the Job of o's experiment on the CPU, with observe (if not
+// nil) among the run's observers.
+func testJob(t *testing.T, o *LongRun, observe bptt.Observer) Job {
 	t.Helper()
 	e, err := experiments.Get(o.Experiment)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.Iterations, e.Seed, e.Model.Seed = o.Iterations, o.Seed, o.WiringSeed
-	m, err := dlca.New(e.Model, autograd.Float32)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if from != nil {
-		m = from.Model
-	}
-	setup := e.Setup(m)
-	eng, err := bptt.NewCPU(setup)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var warn bytes.Buffer
 	run := e.Run()
 	if observe != nil {
 		run.Observers = append(run.Observers, observe)
 	}
-	stop, err := o.Start(eng, &run, from, &warn)
-	if err != nil {
-		return err, warn.String()
+	return Job{
+		Config: e.Model,
+		New:    func() (*dlca.Model, error) { return dlca.New(e.Model, autograd.Float32) },
+		Setup:  e.Setup,
+		Run:    run,
+		Height: e.Model.Height, Width: e.Model.Width,
+		SelectEngine: func(_ string, s bptt.Setup, _ io.Writer) (bptt.Engine, string, error) {
+			eng, err := bptt.NewCPU(s)
+			return eng, "cpu", err
+		},
 	}
-	defer stop()
-	if _, _, err := bptt.Train(context.Background(), eng, setup, run); err != nil {
-		return o.Stopped(err), warn.String()
-	}
-	return o.Finished(), warn.String()
 }
 
 // TestResumedSettings: a checkpoint carries its run's settings; resuming
