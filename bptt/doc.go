@@ -52,7 +52,7 @@
 //
 // The CPU engine's steps run on Setup.Workers goroutines; by default it
 // times one against GOMAXPROCS over its first iterations (and every 250
-// after) and keeps the faster (CPU.Workers). Neither choice changes a bit
+// after) and keeps the faster (CPUEngine.Workers). Neither choice changes a bit
 // of the results.
 //
 // # Errors

@@ -203,7 +203,7 @@ func BenchmarkRecompute(b *testing.B) {
 				s := e.Setup(m)
 				s.Recompute = k
 				est := bptt.EstimateMemory(s, e.Model.Height, e.Model.Width)
-				var eng *bptt.CPU
+				var eng *bptt.CPUEngine
 				peak := peakHeap(0, func() {
 					eng, _ = bptt.NewCPU(s)
 					if _, err := eng.Iterate(batch); err != nil {

@@ -177,7 +177,7 @@ func timeEngine(name string, setup bptt.Setup, e *experiments.Experiment, o opti
 	defer eng.Close()
 	src := e.Source()
 	rng := rand.New(rand.NewPCG(o.seed, 1))
-	if c, ok := eng.(*bptt.CPU); ok {
+	if c, ok := eng.(*bptt.CPUEngine); ok {
 		// The CPU engine times one thread against GOMAXPROCS over its
 		// first iterations: let it choose before anything is timed.
 		for c.Workers() == 0 {

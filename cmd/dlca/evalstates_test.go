@@ -57,7 +57,7 @@ func goRollout(m *dlca.Model, init []float32, h, w, steps int, soft, async bool,
 		return all
 	}
 	m.Circuit().Rollout(dlca.BitsOf(t), steps, dlca.HardOptions{Async: async, Seed: seed, After: func(_ int, s *dlca.Bits) {
-		for _, b := range s.Boards[0].Cells() {
+		for _, b := range s.Boards[0].Unpack() {
 			all = append(all, float32(b))
 		}
 	}})

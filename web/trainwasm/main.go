@@ -108,7 +108,7 @@ func train(ctx context.Context, config string, iterations int, seed uint64) {
 	if err == nil {
 		m, err = dlca.New(e.Model, autograd.Float32)
 	}
-	var eng *bptt.CPU
+	var eng *bptt.CPUEngine
 	var setup bptt.Setup
 	if err == nil {
 		setup = e.Setup(m)
@@ -131,7 +131,7 @@ func train(ctx context.Context, config string, iterations int, seed uint64) {
 		report("iteration", map[string]any{
 			"iteration": ev.Iteration, "iterations": ev.Iterations, "soft": ev.SoftLoss, "hard": ev.HardLoss,
 			"gates": ev.ActiveGates, "ms": float64(ev.Time.Microseconds()) / 1000, "h": h, "w": w, "c": c,
-		}, final.Boards[0].Cells(), wrong)
+		}, final.Boards[0].Unpack(), wrong)
 		time.Sleep(time.Millisecond) // let the browser draw and handle input
 	}
 	start := time.Now()
