@@ -484,7 +484,7 @@ func writeOutputs(ctx context.Context, dir string, e *experiments.Experiment, m 
 			}
 		}
 		if c.Curve != nil {
-			if err := experiments.PlotCurve(filepath.Join(dir, c.Name+".png"), e.Name+": "+c.Name, "error (wrong cells)", c.Curve); err != nil {
+			if err := saveCurvePlot(filepath.Join(dir, c.Name+".png"), e.Name+": "+c.Name, "error (wrong cells)", c.Curve); err != nil {
 				return err
 			}
 		}
