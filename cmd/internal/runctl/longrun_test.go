@@ -38,18 +38,18 @@ func parse(t *testing.T, o *LongRun, args ...string) {
 
 // train runs o's experiment for o.Iterations on the CPU through Launch, as
 // dlca train does, resuming from from if not nil; observe, if not nil,
-// watches every iteration. It returns Launch's or End's error, and what
-// Launch warned.
-func train(t *testing.T, o *LongRun, from *bptt.Checkpoint, observe bptt.Observer) (error, string) {
+// watches every iteration. It returns what Launch warned, and Launch's or
+// End's error.
+func train(t *testing.T, o *LongRun, from *bptt.Checkpoint, observe bptt.Observer) (warned string, err error) {
 	t.Helper()
 	var warn bytes.Buffer
 	l, err := o.Launch(testJob(t, o, observe), from, &warn)
 	if err != nil {
-		return err, warn.String()
+		return warn.String(), err
 	}
 	defer l.Close()
 	_, _, err = bptt.Train(context.Background(), l.Engine, l.Setup, l.Run)
-	return l.End(err), warn.String()
+	return warn.String(), l.End(err)
 }
 
 // testJob is the Job of o's experiment on the CPU, with observe (if not
@@ -89,7 +89,7 @@ func TestResumedSettings(t *testing.T) {
 	first := &LongRun{Command: "dlca train"}
 	out := filepath.Join(dir, "run")
 	parse(t, first, "-experiment", "checkerboard-small", "-seed", "5", "-wiring-seed", "7", "-iterations", "2", "-checkpoint-every", "1", "-recompute", "3", "-out", out)
-	if err, _ := train(t, first, nil, nil); err != nil {
+	if _, err := train(t, first, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	ckpt := filepath.Join(out, "checkpoint.json")
@@ -172,7 +172,7 @@ func TestFinalSaveFails(t *testing.T) {
 			parse(t, o, "-experiment", "checkerboard-small", "-iterations", "3", "-checkpoint-every", "1", "-out", filepath.Join(dir, "out"), "-checkpoint", filepath.Join(ckDir, "c.json"))
 			// Observers run in order: this one before the checkpointer's
 			// save of the same iteration.
-			err, warn := train(t, o, nil, func(e bptt.Event) {
+			warn, err := train(t, o, nil, func(e bptt.Event) {
 				if e.Iteration == tc.breakAt+1 {
 					os.RemoveAll(ckDir)
 				}
@@ -195,7 +195,7 @@ func TestStoppedByALostDevice(t *testing.T) {
 	o := &LongRun{Command: "dlca train"}
 	out := filepath.Join(t.TempDir(), "run")
 	parse(t, o, "-experiment", "checkerboard-small", "-iterations", "2", "-checkpoint-every", "1", "-out", out)
-	if err, _ := train(t, o, nil, nil); err != nil {
+	if _, err := train(t, o, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	ckpt := filepath.Join(out, "checkpoint.json")
