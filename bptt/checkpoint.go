@@ -55,10 +55,10 @@ type Resumable interface {
 }
 
 // OptimizerState implements Resumable.
-func (e *CPU) OptimizerState() (optim.State, error) { return e.opt.State(), nil }
+func (e *CPUEngine) OptimizerState() (optim.State, error) { return e.opt.State(), nil }
 
 // LoadOptimizerState implements Resumable.
-func (e *CPU) LoadOptimizerState(s optim.State) error { return e.opt.LoadState(s) }
+func (e *CPUEngine) LoadOptimizerState(s optim.State) error { return e.opt.LoadState(s) }
 
 // Resume prepares a run to go on from c on eng, an engine built from a
 // setup whose model is c.Model: it loads the optimiser state and sets

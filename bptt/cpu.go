@@ -6,9 +6,9 @@ import (
 	"github.com/dlca/dlca/dlca"
 )
 
-// CPU is the engine that trains on the CPU, through autograd and dlca's
+// CPUEngine is the engine that trains on the CPU, through autograd and dlca's
 // fused step op (whose kernels are the gates package's).
-type CPU struct {
+type CPUEngine struct {
 	setup   Setup
 	m       *dlca.Model
 	opt     *optim.Adam
@@ -23,10 +23,10 @@ type CPU struct {
 }
 
 // SetStraightThrough implements StraightThroughEngine.
-func (e *CPU) SetStraightThrough(on bool) { e.straight = on }
+func (e *CPUEngine) SetStraightThrough(on bool) { e.straight = on }
 
 // NewCPU returns a CPU engine training a copy of setup.Model.
-func NewCPU(setup Setup) (*CPU, error) {
+func NewCPU(setup Setup) (*CPUEngine, error) {
 	if err := setup.Validate(); err != nil {
 		return nil, err
 	}
@@ -36,7 +36,7 @@ func NewCPU(setup Setup) (*CPU, error) {
 	for _, p := range params {
 		p.SetRequiresGrad(true)
 	}
-	return &CPU{
+	return &CPUEngine{
 		setup:   setup,
 		m:       m,
 		params:  params,
@@ -46,21 +46,21 @@ func NewCPU(setup Setup) (*CPU, error) {
 }
 
 // Iterate implements Engine. It panics if b does not fit the setup.
-func (e *CPU) Iterate(b *Batch) (float64, error) {
+func (e *CPUEngine) Iterate(b *Batch) (float64, error) {
 	loss, _, err := e.iterate(b, false)
 	return loss, err
 }
 
 // IterateGradients implements GradientEngine. It panics if b does not fit
 // the setup.
-func (e *CPU) IterateGradients(b *Batch) (float64, []*autograd.Tensor, error) {
+func (e *CPUEngine) IterateGradients(b *Batch) (float64, []*autograd.Tensor, error) {
 	return e.iterate(b, true)
 }
 
 // iterate is one iteration; with keep it returns a copy of the logits'
 // gradients as they were before clipping.
-func (e *CPU) iterate(b *Batch, keep bool) (float64, []*autograd.Tensor, error) {
-	e.setup.check("CPU.Iterate", b)
+func (e *CPUEngine) iterate(b *Batch, keep bool) (float64, []*autograd.Tensor, error) {
+	e.setup.check("CPUEngine.Iterate", b)
 	c := e.m.Config.Channels
 	init := toTensor(e.m.DType(), b.Init, e.setup.Batch, b.Height, b.Width, c)
 	target := toTensor(e.m.DType(), b.Target, e.setup.Batch, b.Height, b.Width, len(e.setup.LossChannels))
@@ -112,13 +112,13 @@ func (e *CPU) iterate(b *Batch, keep bool) (float64, []*autograd.Tensor, error) 
 // Workers returns the number of goroutines a step runs on: Setup.Workers
 // if it was set, otherwise the engine's choice, 0 until its first
 // iterations have made it (see Setup.Workers).
-func (e *CPU) Workers() int { return e.workers.chosen() }
+func (e *CPUEngine) Workers() int { return e.workers.chosen() }
 
 // Model implements Engine.
-func (e *CPU) Model() (*dlca.Model, error) { return e.m.Clone(), nil }
+func (e *CPUEngine) Model() (*dlca.Model, error) { return e.m.Clone(), nil }
 
 // Close implements Engine; the CPU engine holds nothing to release.
-func (e *CPU) Close() error { return nil }
+func (e *CPUEngine) Close() error { return nil }
 
 // Loss is the paper's loss: the sum over the batch of the squared errors
 // between the final state's loss channels and target [B, H, W, len(channels)].

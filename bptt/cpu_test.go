@@ -203,7 +203,7 @@ func TestSetupValidate(t *testing.T) {
 }
 
 // newCPU returns a CPU engine for a fresh float32 model of experiment e.
-func newCPU(t *testing.T, e *experiments.Experiment) (*bptt.CPU, bptt.Setup) {
+func newCPU(t *testing.T, e *experiments.Experiment) (*bptt.CPUEngine, bptt.Setup) {
 	t.Helper()
 	m, err := dlca.New(e.Model, autograd.Float32)
 	if err != nil {

@@ -40,7 +40,7 @@
 // optimiser state, random source, metrics) and resume it bit for bit;
 // Checkpointer.Request is the hook for a checkpoint on demand. The
 // commands' flags, signals and messages for long runs live in
-// internal/runctl, not here: this package prints nothing. Train stops with a
+// cmd/internal/runctl, not here: this package prints nothing. Train stops with a
 // *NonFiniteError before a NaN or an infinity reaches the model.
 // Setup.Recompute sets gradient checkpointing over time (keep a state
 // every k steps, recompute a segment's activations in the backward pass);
@@ -52,7 +52,7 @@
 //
 // The CPU engine's steps run on Setup.Workers goroutines; by default it
 // times one against GOMAXPROCS over its first iterations (and every 250
-// after) and keeps the faster (CPU.Workers). Neither choice changes a bit
+// after) and keeps the faster (CPUEngine.Workers). Neither choice changes a bit
 // of the results.
 //
 // # Errors

@@ -1,16 +1,12 @@
 package bptt
 
 import (
-	"bufio"
 	"fmt"
 	"math"
-	"os"
-	"runtime/debug"
-	"strconv"
-	"strings"
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/internal/memlimit"
 )
 
 // MemoryEstimate is the memory a CPU training run adds to its process at
@@ -31,7 +27,7 @@ type MemoryEstimate struct {
 	ScratchBytes int64
 	Live         int64 // the sum of the above: the live heap at the peak
 	// GCBytes is the garbage collector's headroom over the live heap,
-	// Live * GCPercent / 100 (see GCPercent).
+	// Live * memlimit.GCPercent / 100 (see memlimit.GCPercent).
 	GCBytes int64
 	// RuntimeBytes is what the runtime and the code grow by while
 	// training, whatever the size: goroutine stacks, the collector's
@@ -40,34 +36,8 @@ type MemoryEstimate struct {
 	Total        int64 // Live + GCBytes + RuntimeBytes
 }
 
-// GCPercent is the garbage collector's setting (GOGC) that training (and
-// dlca eval) runs under; SetGC sets it and the estimates count on it.
-//
-// NOTE: the CPU engine's activations live in a reused workspace, so an
-// iteration's garbage is small, but Go lets the heap grow to GOGC percent
-// above the live heap before collecting, and the peak resident set then
-// depends on how much garbage happens to pile up: measured over the
-// experiments, 13% to 30% above the live heap at GOGC 25 (what dlca train
-// set before), 18% to 110% at the default of 100, the most with
-// -recompute. Holding GOGC at 10 bounds the headroom to a tenth of the
-// live heap, which the estimate adds, for about 3% more CPU time on the
-// checkerboard. A memory limit (debug.SetMemoryLimit) was the other
-// choice: it bounds the heap only once the limit is near, so the peak
-// would still wander below it and the estimate could not say where.
-const GCPercent = 10
-
-// RuntimeBytes is the resident memory a training run adds besides its
-// heap and the collector's headroom: measured from a fresh process to its
-// peak, it is 3 to 5 MiB on the smallest experiments (gameoflife's live
-// heap is under 3 MiB), growing over the first tens of iterations.
-const RuntimeBytes = 4 << 20
-
-// SetGC sets the garbage collector to GCPercent for the rest of the
-// process, so that the estimates (EstimateMemory, EstimateRollout) hold.
-func SetGC() { debug.SetGCPercent(GCPercent) }
-
 // EstimateMemory estimates the memory a CPU training run of setup on a
-// height x width grid adds to its process, under GCPercent. With
+// height x width grid adds to its process, under memlimit.GCPercent. With
 // gradient checkpointing over time (Setup.Recompute k, or the engine's
 // own choice, Setup.Segment) it keeps k steps' activations and one state
 // per segment; without, every step's activations and state. The GPU
@@ -123,7 +93,7 @@ func estimateStep(s Setup, height, width int) MemoryEstimate {
 
 // EstimateRollout estimates the memory a soft rollout of m without
 // gradients (dlca eval -soft) adds on a height x width grid, under
-// GCPercent: every step reuses one step's activations, and two states are
+// memlimit.GCPercent: every step reuses one step's activations, and two states are
 // alive (the current one and the next); no gradients, no optimiser.
 func EstimateRollout(m *dlca.Model, height, width int) MemoryEstimate {
 	e := estimateStep(Setup{Model: m, Batch: 1, Steps: 1}, height, width)
@@ -140,9 +110,9 @@ func (m MemoryEstimate) kept(steps, k int) MemoryEstimate {
 		m.KeptSteps, m.KeptStates = k, (steps+k-1)/k+1
 	}
 	m.Live = saturate(float64(m.KeptSteps)*float64(m.StepBytes) + float64(m.KeptStates)*float64(m.StateBytes) + float64(m.ParamBytes) + float64(m.ScratchBytes))
-	m.GCBytes = saturate(float64(m.Live) * GCPercent / 100)
-	m.RuntimeBytes = RuntimeBytes
-	m.Total = WithOverhead(m.Live)
+	m.GCBytes = saturate(float64(m.Live) * memlimit.GCPercent / 100)
+	m.RuntimeBytes = memlimit.RuntimeBytes
+	m.Total = memlimit.WithOverhead(m.Live)
 	return m
 }
 
@@ -153,13 +123,6 @@ func saturate(n float64) int64 {
 		return math.MaxInt64
 	}
 	return int64(n)
-}
-
-// WithOverhead returns live bytes of heap plus the garbage collector's
-// headroom under GCPercent and the runtime's share (RuntimeBytes): the
-// resident memory a computation holding that heap adds to its process.
-func WithOverhead(live int64) int64 {
-	return saturate(float64(live)*(1+GCPercent/100.0) + RuntimeBytes)
 }
 
 // SuggestRecompute returns about sqrt(steps): the segment length that
@@ -206,7 +169,7 @@ const leanWindow = 4096
 // String describes the estimate in one line.
 func (m MemoryEstimate) String() string {
 	return fmt.Sprintf("%s (%d steps x %s of activations, %d states x %s, %s of parameters and optimiser state, %s of gradient buffers, %s of garbage collector headroom, %s for the runtime)",
-		FormatBytes(m.Total), m.KeptSteps, FormatBytes(m.StepBytes), m.KeptStates, FormatBytes(m.StateBytes), FormatBytes(m.ParamBytes), FormatBytes(m.ScratchBytes), FormatBytes(m.GCBytes), FormatBytes(m.RuntimeBytes))
+		memlimit.FormatBytes(m.Total), m.KeptSteps, memlimit.FormatBytes(m.StepBytes), m.KeptStates, memlimit.FormatBytes(m.StateBytes), memlimit.FormatBytes(m.ParamBytes), memlimit.FormatBytes(m.ScratchBytes), memlimit.FormatBytes(m.GCBytes), memlimit.FormatBytes(m.RuntimeBytes))
 }
 
 // Check returns an error, with a suggestion, if the estimate for setup
@@ -222,126 +185,26 @@ func (m MemoryEstimate) Check(s Setup, limit int64, source string) error {
 	}
 	hint := "free some memory, or raise -max-memory if the limit is wrong"
 	if k, r := m.leanest(s.Steps); k > 0 && k != s.Recompute && r.Total <= limit {
-		hint = fmt.Sprintf("train with gradient checkpointing (-recompute %d needs about %s and a second forward pass), %s", k, FormatBytes(r.Total), hint)
+		hint = fmt.Sprintf("train with gradient checkpointing (-recompute %d needs about %s and a second forward pass), %s", k, memlimit.FormatBytes(r.Total), hint)
 	}
-	return fmt.Errorf("bptt: training needs about %s but %s is %s: %s", m, source, FormatBytes(limit), hint)
+	return fmt.Errorf("bptt: training needs about %s but %s is %s: %s", m, source, memlimit.FormatBytes(limit), hint)
 }
 
 // CheckMemory refuses, with a suggestion, a CPU run of setup on a height x
-// width grid whose estimated memory exceeds Limit(maxMemory). A run that
-// adds the state penalty (run.StatePenalty) is estimated keeping every
-// step's activations, as the penalised iterations do (penalty.go), whatever
-// setup.Recompute says.
-// The estimate holds under SetGC, which the caller sets.
+// width grid whose estimated memory exceeds what the run may take
+// (memlimit.Check, which sets the garbage collector the estimate counts
+// on). A run that adds the state penalty (run.StatePenalty) is estimated
+// keeping every step's activations, as the penalised iterations do
+// (penalty.go), whatever setup.Recompute says.
 func CheckMemory(s Setup, run Run, height, width int, maxMemory string) error {
-	limit, source, err := Limit(maxMemory)
-	if err != nil {
-		return err
-	}
-	if limit == 0 {
-		return nil // nothing to compare with (not Linux); training will tell
-	}
-	if run.StatePenalty > 0 {
-		s.Recompute = s.Steps // one segment of every step: all kept
-		if m := EstimateMemory(s, height, width); m.Total > limit {
-			return fmt.Errorf("bptt: training with the state penalty, which keeps every step's activations, needs about %s but %s is %s: free some memory, or raise -max-memory if the limit is wrong", m, source, FormatBytes(limit))
-		}
-		return nil
-	}
-	return EstimateMemory(s, height, width).Check(s, limit, source)
-}
-
-// Limit returns the memory a run may take and where that figure comes
-// from: maxMemory (a size for ParseBytes, a -max-memory flag) when set,
-// else MemoryLimit. It returns 0 when there is nothing to compare with
-// (MemoryLimit cannot tell, off Linux); the error is maxMemory's.
-func Limit(maxMemory string) (int64, string, error) {
-	if maxMemory != "" {
-		limit, err := ParseBytes(maxMemory)
-		if err != nil {
-			return 0, "", fmt.Errorf("-max-memory: %w", err)
-		}
-		return limit, "-max-memory", nil
-	}
-	limit, source, err := MemoryLimit()
-	if err != nil {
-		return 0, "", nil
-	}
-	return limit, source, nil
-}
-
-// MemoryLimit returns the memory this process may still take, and where
-// that limit comes from: MemAvailable from /proc/meminfo, or less when the
-// process's cgroup (a container's memory limit) leaves less room.
-func MemoryLimit() (int64, string, error) {
-	avail, err := AvailableMemory()
-	if err != nil {
-		return 0, "", err
-	}
-	self, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return avail, availableSource, nil
-	}
-	if room, ok := cgroupRoom("/sys/fs/cgroup", string(self)); ok && room < avail {
-		return room, "the room left under this container's memory limit (cgroup memory limit minus usage)", nil
-	}
-	return avail, availableSource, nil
-}
-
-const availableSource = "the available memory (MemAvailable in /proc/meminfo)"
-
-// AvailableMemory returns MemAvailable from /proc/meminfo: the memory the
-// kernel can give a new process without swapping.
-func AvailableMemory() (int64, error) {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0, fmt.Errorf("bptt: cannot read the available memory: %w", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "MemAvailable:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("bptt: /proc/meminfo: MemAvailable %q: %w", rest, err)
+	return memlimit.Check(maxMemory, func(limit int64, source string) error {
+		if run.StatePenalty > 0 {
+			s.Recompute = s.Steps // one segment of every step: all kept
+			if m := EstimateMemory(s, height, width); m.Total > limit {
+				return fmt.Errorf("bptt: training with the state penalty, which keeps every step's activations, needs about %s but %s is %s: free some memory, or raise -max-memory if the limit is wrong", m, source, memlimit.FormatBytes(limit))
 			}
-			return kb << 10, nil
+			return nil
 		}
-	}
-	return 0, fmt.Errorf("bptt: /proc/meminfo has no MemAvailable line")
-}
-
-var byteUnits = []struct {
-	suffix string
-	size   int64
-}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}}
-
-// ParseBytes parses a memory size: a number of bytes, optionally with a
-// unit (B, KB/MB/GB/TB in powers of 1000, KiB/MiB/GiB/TiB or K/M/G/T in
-// powers of 1024), such as "2GiB" or "1500MB".
-func ParseBytes(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	for _, u := range byteUnits {
-		if rest, ok := strings.CutSuffix(t, u.suffix); ok {
-			t, mult = strings.TrimSpace(rest), u.size
-			break
-		}
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || !(v > 0) || v*float64(mult) >= math.MaxInt64 {
-		return 0, fmt.Errorf("memory size %q: want a positive number of bytes, optionally with a unit, such as 2GiB or 1500MB", s)
-	}
-	return int64(v * float64(mult)), nil
-}
-
-// FormatBytes writes n bytes in KiB, MiB or GiB.
-func FormatBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+		return EstimateMemory(s, height, width).Check(s, limit, source)
+	})
 }

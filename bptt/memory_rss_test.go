@@ -10,6 +10,7 @@ import (
 
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/internal/memlimit"
 )
 
 // rssChildEnv makes the test binary a child that trains one experiment for
@@ -64,7 +65,7 @@ func TestEstimateMemoryMatchesPeakRSS(t *testing.T) {
 			}
 			ratio := float64(base+est) / float64(peak)
 			t.Logf("%-18s recompute %d: estimate %9s + %s before training = %9s, peak resident set %9s: %.2f (%d iterations)",
-				name, k, bptt.FormatBytes(est), bptt.FormatBytes(base), bptt.FormatBytes(base+est), bptt.FormatBytes(peak), ratio, iters)
+				name, k, memlimit.FormatBytes(est), memlimit.FormatBytes(base), memlimit.FormatBytes(base+est), memlimit.FormatBytes(peak), ratio, iters)
 			if ratio < 0.9 || ratio > 1.2 {
 				t.Errorf("%s -recompute %d: predicted a peak resident set of %d bytes (%d + %d before training), measured %d: under by more than 10%% or over by more than 20%%",
 					name, k, base+est, est, base, peak)
@@ -81,7 +82,7 @@ func rssChild(t *testing.T, spec string) {
 	if _, err := fmt.Sscanf(spec, "%s %d %d", &name, &k, &iters); err != nil {
 		t.Fatalf("%s=%q: %v", rssChildEnv, spec, err)
 	}
-	bptt.SetGC()
+	memlimit.SetGC()
 	e, m := experimentModel(t, name)
 	s := e.Setup(m)
 	s.Recompute = k

@@ -15,6 +15,7 @@ import (
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/internal/memlimit"
 )
 
 // TestEstimateMemoryCheckerboard checks the estimate against the paper's
@@ -138,7 +139,7 @@ func TestEstimateMemoryMatchesTheHeap(t *testing.T) {
 			t.Fatal(err)
 		}
 		ratio := float64(peaks[i]) / float64(est.Live)
-		t.Logf("recompute %d: estimated live heap %s, peak heap growth %s (x%.2f)", k, bptt.FormatBytes(est.Live), bptt.FormatBytes(peaks[i]), ratio)
+		t.Logf("recompute %d: estimated live heap %s, peak heap growth %s (x%.2f)", k, memlimit.FormatBytes(est.Live), memlimit.FormatBytes(peaks[i]), ratio)
 		if ratio < 0.8 || ratio > 1.4 {
 			t.Errorf("recompute %d: peak heap growth %d bytes is %.2f times the estimated live heap %d", k, peaks[i], ratio, est.Live)
 		}
@@ -166,7 +167,7 @@ func TestMemoryCheck(t *testing.T) {
 	s.Recompute = 1
 	one := bptt.EstimateMemory(s, 16, 16)
 	s.Recompute = bptt.SuggestRecompute(s.Steps)
-	if four := bptt.EstimateMemory(s, 16, 16); s.Recompute != 4 || one.Total >= four.Total || !strings.Contains(err.Error(), bptt.FormatBytes(one.Total)) {
+	if four := bptt.EstimateMemory(s, 16, 16); s.Recompute != 4 || one.Total >= four.Total || !strings.Contains(err.Error(), memlimit.FormatBytes(one.Total)) {
 		t.Fatalf("-recompute 1 needs %d bytes, -recompute %d %d; the suggestion: %v", one.Total, s.Recompute, four.Total, err)
 	}
 	// Sizes from the command line may be absurd: the estimate saturates
@@ -174,25 +175,6 @@ func TestMemoryCheck(t *testing.T) {
 	huge := bptt.EstimateMemory(s, 1<<30, 1<<30)
 	if huge.Total != math.MaxInt64 || huge.Check(s, 1<<40, "-max-memory") == nil {
 		t.Errorf("a 2^30 x 2^30 grid: estimate %d bytes", huge.Total)
-	}
-	if avail, err := bptt.AvailableMemory(); err != nil || avail <= 0 {
-		t.Fatalf("available memory %d, %v", avail, err)
-	}
-}
-
-func TestParseBytes(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int64
-	}{{"1000", 1000}, {"2GiB", 2 << 30}, {"1500MB", 1500e6}, {"1.5G", 3 << 29}, {" 64 KiB ", 64 << 10}, {"3B", 3}} {
-		if got, err := bptt.ParseBytes(tc.in); err != nil || got != tc.want {
-			t.Errorf("ParseBytes(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
-		}
-	}
-	for _, bad := range []string{"", "-1G", "0", "lots", "1e30TB", "NaN", "GiB"} {
-		if _, err := bptt.ParseBytes(bad); err == nil {
-			t.Errorf("ParseBytes(%q) accepted it", bad)
-		}
 	}
 }
 
@@ -221,7 +203,7 @@ func BenchmarkRecompute(b *testing.B) {
 				s := e.Setup(m)
 				s.Recompute = k
 				est := bptt.EstimateMemory(s, e.Model.Height, e.Model.Width)
-				var eng *bptt.CPU
+				var eng *bptt.CPUEngine
 				peak := peakHeap(0, func() {
 					eng, _ = bptt.NewCPU(s)
 					if _, err := eng.Iterate(batch); err != nil {

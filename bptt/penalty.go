@@ -6,7 +6,7 @@ import (
 )
 
 // SetStatePenalty implements StatePenaltyEngine.
-func (e *CPU) SetStatePenalty(weight float64) { e.statePenalty = weight }
+func (e *CPUEngine) SetStatePenalty(weight float64) { e.statePenalty = weight }
 
 // penalisedLoss is the CPU engine's rollout, loss and backward pass with the
 // state penalty of Run.StatePenalty: the loss differentiated is the paper's
@@ -21,7 +21,7 @@ func (e *CPU) SetStatePenalty(weight float64) { e.statePenalty = weight }
 // NOTE: the penalty needs every step's state in one recorded graph, so this
 // path keeps every step's activations (no gradient checkpointing over time,
 // whatever Setup.Recompute says).
-func (e *CPU) penalisedLoss(init, target *autograd.Tensor, fireSeed uint64, workers int) (*autograd.Tensor, error) {
+func (e *CPUEngine) penalisedLoss(init, target *autograd.Tensor, fireSeed uint64, workers int) (*autograd.Tensor, error) {
 	steps := e.setup.Steps
 	var penalty *autograd.Tensor
 	after := func(t int, state *autograd.Tensor) *autograd.Tensor {

@@ -12,7 +12,7 @@ import (
 
 // TestNoCommandPlumbing: the library registers no flags, installs no signal
 // handlers and prints to no standard stream; the commands do that
-// (internal/runctl), and bptt offers hooks (Checkpointer.Request, Report)
+// (cmd/internal/runctl), and bptt offers hooks (Checkpointer.Request, Report)
 // and returns errors.
 func TestNoCommandPlumbing(t *testing.T) {
 	files, err := filepath.Glob("*.go")

@@ -54,7 +54,7 @@ func (s Setup) Segment(height, width int) int {
 // as one backward pass adds it; the fire masks of a segment are the plain
 // rollout's (the same source, advanced past the earlier steps); and
 // coeffOp's backward runs once on the total, as it does in the plain path.
-func (e *CPU) recomputedLoss(init, target *autograd.Tensor, fireSeed uint64, k, workers int) (*autograd.Tensor, error) {
+func (e *CPUEngine) recomputedLoss(init, target *autograd.Tensor, fireSeed uint64, k, workers int) (*autograd.Tensor, error) {
 	steps := e.setup.Steps
 	cells := init.Len() / e.m.Config.Channels
 	masks := func(skip int) *dlca.FireMasks {

@@ -28,7 +28,8 @@ func ExampleSimplify() {
 }
 
 // A glider on a periodic 6x6 grid moves one cell south-east every four
-// steps.
+// steps. LifeCircuit is the tests' hand-made Game of Life netlist
+// (life_test.go); a learned one comes from dlca.Model.Netlist.
 func ExampleSim() {
 	g := circuit.NewGrid(6, 6, 1)
 	for _, p := range [][2]int{{0, 1}, {1, 2}, {2, 0}, {2, 1}, {2, 2}} {

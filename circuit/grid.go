@@ -104,9 +104,9 @@ func FromCells(h, w, c int, bits []uint8) *Grid {
 	return g
 }
 
-// Cells returns the grid's bits laid out cell-major, as FromCells reads
-// them.
-func (g *Grid) Cells() []uint8 {
+// Unpack returns the grid's bits, one byte each, laid out cell-major as
+// FromCells reads them. (dlca.Grid's Cells is a count; this is the cells.)
+func (g *Grid) Unpack() []uint8 {
 	bits := make([]uint8, g.H*g.W*g.C)
 	for y := 0; y < g.H; y++ {
 		for x := 0; x < g.W; x++ {

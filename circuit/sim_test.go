@@ -164,7 +164,7 @@ func TestGridCells(t *testing.T) {
 	if g.Get(2, 69, 1) != bits[(2*70+69)*2+1] {
 		t.Error("Get disagrees with FromCells layout")
 	}
-	for i, b := range g.Cells() {
+	for i, b := range g.Unpack() {
 		if b != bits[i] {
 			t.Fatalf("Cells()[%d] = %d, want %d", i, b, bits[i])
 		}

@@ -88,7 +88,7 @@ func VerilogTestbenchSize(h, w, c, steps, nameLen int) int64 {
 // cell (y, x) channel c in bit (y*W+x)*C + c as Grid.Cells orders them.
 func verilogHex(g *Grid) string {
 	var v big.Int
-	for i, b := range g.Cells() {
+	for i, b := range g.Unpack() {
 		if b != 0 {
 			v.SetBit(&v, i, 1)
 		}

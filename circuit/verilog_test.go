@@ -138,7 +138,7 @@ func TestVerilogGridMatchesSim(t *testing.T) {
 			g.Randomize(rng)
 			var tb strings.Builder
 			fmt.Fprintf(&tb, "module tb;\n  reg clk = 0, load = 1;\n  reg [%d:0] fire;\n  wire [%d:0] state;\n", h*w-1, h*w*c-1)
-			fmt.Fprintf(&tb, "  rule_grid dut(.clk(clk), .load(load), .fire(fire), .init(%s), .state(state));\n", verilogBits(g.Cells()))
+			fmt.Fprintf(&tb, "  rule_grid dut(.clk(clk), .load(load), .fire(fire), .init(%s), .state(state));\n", verilogBits(g.Unpack()))
 			tb.WriteString("  initial begin\n    fire = 0; #1 clk = 1; #1 clk = 0; load = 0;\n")
 			sim := NewSim(nl, b, 1)
 			want := []*Grid{}

@@ -2,17 +2,10 @@ package experiments
 
 import (
 	"fmt"
-	"image/color"
-	"io"
 	"math"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/dlca"
-	"github.com/dlca/dlca/internal/safefile"
 )
 
 // robustnessTolerance is the share of the grid's cells that may be wrong, on
@@ -115,32 +108,4 @@ func wrongBits(e *Experiment, s *dlca.Bits) int {
 		}
 	}
 	return wrong
-}
-
-// PlotCurve draws ys against the step 1, 2, ... as a PNG at path, written
-// atomically.
-func PlotCurve(path, title, ylabel string, ys []float64) error {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "step"
-	p.Y.Label.Text = ylabel
-	xy := make(plotter.XYs, len(ys))
-	for i, v := range ys {
-		xy[i] = plotter.XY{X: float64(i + 1), Y: v}
-	}
-	l, err := plotter.NewLine(xy)
-	if err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
-	}
-	l.Color = color.RGBA{R: 200, A: 255}
-	p.Add(l, plotter.NewGrid())
-	p.Y.Min = 0
-	wt, err := p.WriterTo(16*vg.Centimeter, 8*vg.Centimeter, "png")
-	if err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
-	}
-	return safefile.Write(path, func(w io.Writer) error {
-		_, err := wt.WriteTo(w)
-		return err
-	})
 }

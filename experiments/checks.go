@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/dlca/dlca/autograd"
-	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/internal/memlimit"
 )
 
 // checkSeed seeds the initial states (and fire masks) of the checks, so that
@@ -95,7 +95,7 @@ func keptFrames(steps int) int {
 }
 
 // CheckMemory estimates the memory a check adds to its process (before
-// bptt.WithOverhead): the states its rollout keeps, the current and next
+// memlimit.WithOverhead): the states its rollout keeps, the current and next
 // states, the target of its grid as floats and a fire mask, and a curve's
 // value per step. A check that runs twice (either phase) is counted twice.
 func CheckMemory(c Check, channels, lossChannels int) int64 {
@@ -237,12 +237,12 @@ func healCheck(size, steps, hole, healAfter int) Check {
 }
 
 // LargestCheck returns the check of e that needs the most memory (they
-// run one after another) and its estimate (bptt.WithOverhead of
+// run one after another) and its estimate (memlimit.WithOverhead of
 // CheckMemory), for a model of e's channels; ok is false when e has no
 // checks.
 func (e *Experiment) LargestCheck() (c Check, need int64, ok bool) {
 	for _, k := range e.Checks {
-		if n := bptt.WithOverhead(CheckMemory(k, e.Model.Channels, len(e.LossChannels))); !ok || n > need {
+		if n := memlimit.WithOverhead(CheckMemory(k, e.Model.Channels, len(e.LossChannels))); !ok || n > need {
 			c, need, ok = k, n, true
 		}
 	}

@@ -15,13 +15,11 @@ import (
 // layerCase is a layer shape to test: a shared input (every group reads the
 // same row) or one row per group, and wiring where inputs feed many gates.
 type layerCase struct {
-	name               string
-	in, out, groups    int
-	rows               int
-	shared             bool
-	wiring             func(rng *rand.Rand) Wiring
-	randomLogits       bool
-	passThroughInitial float64
+	name            string
+	in, out, groups int
+	rows            int
+	shared          bool
+	wiring          func(rng *rand.Rand) Wiring
 }
 
 var layerCases = []layerCase{

@@ -1,12 +1,11 @@
 package gpu_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,7 +14,6 @@ import (
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/gpu"
-	"github.com/dlca/dlca/internal/runctl"
 )
 
 // The device lost under the GPU engine (an injected readback failure,
@@ -79,27 +77,28 @@ func TestEngineLostDevice(t *testing.T) {
 	}
 }
 
-// TestTrainLostDevice trains on the GPU engine as dlca train does
-// (runctl.LongRun, a checkpoint every 3 iterations) and loses the device
-// after iteration 4: the run stops with an error naming iteration 5 and
-// the lost device, and the message names the last good checkpoint
-// (iteration 3). That checkpoint holds the logits the GPU had then, and
-// resumes, as dlca train -resume PATH -device cpu does, on the CPU engine,
-// whose next iteration's loss is the GPU's.
+// TestTrainLostDevice trains on the GPU engine with a checkpoint every 3
+// iterations (bptt.Checkpointer, as dlca train does) and loses the device
+// after iteration 4: the run stops with an error naming iteration 5 and the
+// lost device, and the last good checkpoint is iteration 3's. That
+// checkpoint holds the logits the GPU had then, and resumes, read back from
+// its file as dlca train -resume PATH -device cpu does, on the CPU engine,
+// whose next iteration's loss is the GPU's. (The message that names the
+// checkpoint and the command that goes on is runctl's:
+// cmd/internal/runctl.TestStoppedByALostDevice.)
 func TestTrainLostDevice(t *testing.T) {
 	const every, lostAfter, iterations = 3, 4, 8
 	setup, run := xorTask(t)
 	run.Iterations = iterations
 	eng := newEngine(t, setup)
-	o := &runctl.LongRun{Command: "dlca train", Experiment: "xor", Out: t.TempDir(), Iterations: iterations, Seed: run.Seed, Device: "gpu", Every: every}
-	var warn bytes.Buffer
-	stop, err := o.Start(eng, &run, nil, &warn)
+	path := filepath.Join(t.TempDir(), "checkpoint.json")
+	k, err := bptt.NewCheckpointer(path, every, "xor", eng, &run, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var saved *dlca.Model // the GPU's model after the checkpointed iteration
 	losses := map[int]float64{}
-	// After the checkpointer, which Start added.
+	// After the checkpointer, which NewCheckpointer added.
 	run.Observers = append(run.Observers, func(ev bptt.Event) {
 		losses[ev.Iteration] = ev.SoftLoss
 		switch ev.Iteration {
@@ -115,29 +114,17 @@ func TestTrainLostDevice(t *testing.T) {
 	})
 	_, _, trainErr := bptt.Train(context.Background(), eng, setup, run)
 	lostMessage(t, "bptt.Train", trainErr, "iteration 5")
-	stopped := o.Stopped(trainErr)
-	stop()
-	path := o.CheckpointPath()
-	lostMessage(t, "LongRun.Stopped", stopped, "the last good checkpoint is "+path+" (iteration 3); go on with: dlca train -resume "+path+" (add -device cpu if the GPU stays gone)")
-	t.Logf("the user sees:\n%v", stopped)
-
-	// Resume on the CPU from the checkpoint alone, as dlca train -resume
-	// PATH -device cpu does (the run's settings, the GPU's among them,
-	// come from the checkpoint; -device overrides), the device still lost.
-	r := &runctl.LongRun{Command: "dlca train"}
-	fs := flag.NewFlagSet("dlca train", flag.ContinueOnError)
-	fs.StringVar(&r.Device, "device", "cpu", "")
-	r.AddFlags(fs)
-	if err := fs.Parse([]string{"-resume", path, "-device", "cpu"}); err != nil {
-		t.Fatal(err)
+	if got := k.Saved(); got != every {
+		t.Fatalf("the last good checkpoint is iteration %d's, want %d's", got, every)
 	}
-	r.Given(fs)
-	c, err := r.Resumed()
+
+	// Resume on the CPU from the checkpoint's file alone, the device still lost.
+	c, err := bptt.LoadCheckpoint(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Iteration != every || r.Iterations != iterations || r.Out != o.Out || r.Device != "cpu" {
-		t.Fatalf("resumed at iteration %d of %d into %s on %s, want %d of %d into %s on cpu", c.Iteration, r.Iterations, r.Out, r.Device, every, iterations, o.Out)
+	if c.Iteration != every {
+		t.Fatalf("the checkpoint is at iteration %d, want %d", c.Iteration, every)
 	}
 	sameLogits(t, "the checkpoint", c.Model, "the GPU's at iteration 3", saved)
 	resumed := setup
@@ -147,12 +134,10 @@ func TestTrainLostDevice(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, run2 := xorTask(t)
-	run2.Iterations = r.Iterations
-	stop, err = r.Start(cpu, &run2, c, &warn)
-	if err != nil {
+	run2.Iterations = iterations
+	if _, err := bptt.NewCheckpointer(path, every, "xor", cpu, &run2, c); err != nil {
 		t.Fatal(err)
 	}
-	defer stop()
 	m, err := cpu.Model()
 	if err != nil {
 		t.Fatal(err)
@@ -162,17 +147,11 @@ func TestTrainLostDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Finished(); err != nil {
-		t.Fatal(err)
-	}
 	if len(metrics) != iterations-every || metrics[0].Iteration != every+1 {
 		t.Fatalf("the CPU trained %d iterations from %d, want %d from %d", len(metrics), metrics[0].Iteration, iterations-every, every+1)
 	}
 	if got, want := metrics[0].SoftLoss, losses[every+1]; math.Abs(got-want) > 1e-3*math.Max(1, want) {
 		t.Errorf("iteration %d's loss: %v on the CPU resumed, %v on the GPU: not the same run", every+1, got, want)
-	}
-	if warn.Len() > 0 {
-		t.Errorf("warnings: %s", warn.String())
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 
 // newCPU returns a CPU engine training a copy of s.Model, closed when the
 // test ends.
-func newCPU(t *testing.T, s bptt.Setup) *bptt.CPU {
+func newCPU(t *testing.T, s bptt.Setup) *bptt.CPUEngine {
 	t.Helper()
 	c, err := bptt.NewCPU(s)
 	if err != nil {

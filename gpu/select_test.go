@@ -24,7 +24,7 @@ func TestSelectEngine(t *testing.T) {
 		if !strings.HasPrefix(name, c.prefix) {
 			t.Errorf("-device %s chose %q", c.device, name)
 		}
-		if _, isCPU := e.(*bptt.CPU); isCPU != (c.device == "cpu") {
+		if _, isCPU := e.(*bptt.CPUEngine); isCPU != (c.device == "cpu") {
 			t.Errorf("-device %s gave a %T", c.device, e)
 		}
 		e.Close()

@@ -149,7 +149,7 @@ func Write(w io.Writer, p *Page) error {
 // packCells packs g's bits cell-major (as Grid.Cells lays them out), eight
 // to a byte, least significant bit first, in base64.
 func packCells(g *circuit.Grid) string {
-	cells := g.Cells()
+	cells := g.Unpack()
 	b := make([]byte, (len(cells)+7)/8)
 	for i, v := range cells {
 		b[i/8] |= v << (i % 8)

@@ -107,7 +107,7 @@ func TestPageStepsMatchSim(t *testing.T) {
 						}
 						a, next = next, a
 					}
-					eval[any](t, ctx, fmt.Sprintf("dlca.setAsync(%v); dlca.load(%d, %d, %s); dlca.run(%d)", async, h, w, ints(init.Cells()), steps))
+					eval[any](t, ctx, fmt.Sprintf("dlca.setAsync(%v); dlca.load(%d, %d, %s); dlca.run(%d)", async, h, w, ints(init.Unpack()), steps))
 					if got := pageCells(t, ctx, h, w, nl.Channels()); !got.Equal(a) {
 						t.Errorf("async=%v: after %d steps the page's grid differs from circuit.Sim's: %s", async, steps, firstDiff(got, a))
 					}
@@ -215,7 +215,7 @@ func TestScreenshotMatchesPainter(t *testing.T) {
 		t.Fatal(err)
 	}
 	frame := painter.NewFrame(g.H, g.W, g.C)
-	for i, v := range g.Cells() {
+	for i, v := range g.Unpack() {
 		frame.Cells[i] = float32(v)
 	}
 	opts := painter.Options{Channel: 0, Scale: s.Scale}
@@ -262,7 +262,7 @@ func TestPageLifeMatchesSim(t *testing.T) {
 	s, _ := circuit.Simplify(learned(t, "life"))
 	ctx := openPage(t, lifePage(s, n))
 	init := randomGrid(n, n, 1, 8)
-	eval[any](t, ctx, fmt.Sprintf("dlca.setPlaying(false); dlca.load(%d, %d, %s); dlca.run(%d)", n, n, ints(init.Cells()), steps))
+	eval[any](t, ctx, fmt.Sprintf("dlca.setPlaying(false); dlca.load(%d, %d, %s); dlca.run(%d)", n, n, ints(init.Unpack()), steps))
 	want := circuit.NewSim(s, circuit.Periodic, 1).Run(init, steps)
 	if got := pageCells(t, ctx, n, n, 1); !got.Equal(want) {
 		t.Fatalf("the page's Life differs from circuit.Sim's after %d steps: %s", steps, firstDiff(got, want))
@@ -283,7 +283,7 @@ func BenchmarkPageLife(b *testing.B) {
 	s, _ := circuit.Simplify(learned(b, "life"))
 	ctx := openPage(b, lifePage(s, n))
 	init := randomGrid(n, n, 1, 8)
-	eval[any](b, ctx, fmt.Sprintf("dlca.setPlaying(false); dlca.load(%d, %d, %s); dlca.run(5)", n, n, ints(init.Cells())))
+	eval[any](b, ctx, fmt.Sprintf("dlca.setPlaying(false); dlca.load(%d, %d, %s); dlca.run(5)", n, n, ints(init.Unpack())))
 	var ms float64
 	for b.Loop() {
 		ms += eval[float64](b, ctx, fmt.Sprintf("dlca.bench(%d)", steps))

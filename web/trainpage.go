@@ -38,6 +38,10 @@ type Trainer struct {
 	WasmExec []byte // $GOROOT/lib/wasm/wasm_exec.js
 }
 
+// TrainerPackage is the trainer's import path, which the command that
+// exports the page builds to WebAssembly (internal/gowasm).
+const TrainerPackage = "github.com/dlca/dlca/web/trainwasm"
+
 //go:embed assets/train.html
 var trainHTML string
 
@@ -49,7 +53,7 @@ var trainJS string
 // resources.
 func WriteTrain(w io.Writer, p *TrainPage) error {
 	if p.Trainer == nil || len(p.Trainer.Wasm) == 0 {
-		return fmt.Errorf("web: training page without a trainer (see BuildTrainer)")
+		return fmt.Errorf("web: training page without a trainer (build TrainerPackage to WebAssembly: internal/gowasm)")
 	}
 	if err := p.Check(); err != nil {
 		return err

@@ -24,6 +24,7 @@ import (
 	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/internal/gowasm"
 )
 
 type trainState struct {
@@ -59,7 +60,8 @@ func testTrainer(t testing.TB) *Trainer {
 	trainer.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		trainer.tr, trainer.err = BuildTrainer(ctx)
+		wasm, wasmExec, err := gowasm.Build(ctx, TrainerPackage)
+		trainer.tr, trainer.err = &Trainer{Wasm: wasm, WasmExec: wasmExec}, err
 	})
 	if trainer.err != nil {
 		t.Fatal(trainer.err)

@@ -22,10 +22,11 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/cmd/internal/runctl"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
 	"github.com/dlca/dlca/gpu"
-	"github.com/dlca/dlca/internal/runctl"
+	"github.com/dlca/dlca/internal/memlimit"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -162,7 +163,7 @@ func timeEngine(name string, setup bptt.Setup, e *experiments.Experiment, o opti
 		opts := gpu.Options{Device: d}
 		if d.IsSoftware() {
 			// A software adapter's buffers are this machine's memory.
-			if limit, _, lerr := bptt.MemoryLimit(); lerr == nil {
+			if limit, _, lerr := memlimit.MemoryLimit(); lerr == nil {
 				opts.MemoryLimit = limit
 			}
 		}
@@ -176,7 +177,7 @@ func timeEngine(name string, setup bptt.Setup, e *experiments.Experiment, o opti
 	defer eng.Close()
 	src := e.Source()
 	rng := rand.New(rand.NewPCG(o.seed, 1))
-	if c, ok := eng.(*bptt.CPU); ok {
+	if c, ok := eng.(*bptt.CPUEngine); ok {
 		// The CPU engine times one thread against GOMAXPROCS over its
 		// first iterations: let it choose before anything is timed.
 		for c.Workers() == 0 {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/gpu"
+	"github.com/dlca/dlca/internal/memlimit"
 )
 
 func TestBenchPrintsBothEngines(t *testing.T) {
@@ -80,7 +80,7 @@ func TestBenchRejectsStrayArgument(t *testing.T) {
 // "fatal error: runtime: out of memory"), with a suggestion whose flags
 // exist; negative sizes are refused too.
 func TestBenchRefusesWhatDoesNotFit(t *testing.T) {
-	if _, _, err := bptt.MemoryLimit(); err != nil {
+	if _, _, err := memlimit.MemoryLimit(); err != nil {
 		t.Skip("no memory limit to compare with:", err)
 	}
 	var usage strings.Builder

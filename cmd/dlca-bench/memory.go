@@ -5,17 +5,18 @@ import (
 	"sort"
 
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/internal/memlimit"
 )
 
 // checkMemory refuses, before anything is allocated, a configuration whose
 // CPU training iteration needs more memory than this process may take
-// (bptt.MemoryLimit), naming flags that make it fit.
+// (memlimit.Check), naming flags that make it fit.
 func checkMemory(s bptt.Setup, h, w int) error {
-	limit, source, err := bptt.MemoryLimit()
-	if err != nil {
-		return nil // nothing to compare with (not Linux)
-	}
-	bptt.SetGC() // the setting the estimate counts on
+	return memlimit.Check("", func(limit int64, source string) error { return refuseMemory(s, h, w, limit, source) })
+}
+
+// refuseMemory is checkMemory's comparison with limit, which comes from source.
+func refuseMemory(s bptt.Setup, h, w int, limit int64, source string) error {
 	est := bptt.EstimateMemory(s, h, w)
 	if est.Total <= limit {
 		return nil
@@ -36,5 +37,5 @@ func checkMemory(s bptt.Setup, h, w int) error {
 		hint = fmt.Sprintf("use -batch %d or less with -steps 1 -height 1 -width 1", b)
 	}
 	return fmt.Errorf("%dx%d grid, batch %d, %d steps: the CPU engine needs about %s but %s is %s; %s",
-		h, w, s.Batch, s.Steps, est, source, bptt.FormatBytes(limit), hint)
+		h, w, s.Batch, s.Steps, est, source, memlimit.FormatBytes(limit), hint)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/cmd/dlca-view/internal/cli"
+	"github.com/dlca/dlca/cmd/internal/runctl"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
 	"github.com/dlca/dlca/gpu"
@@ -78,41 +79,28 @@ func liveApp(ctx context.Context, f *cli.Flags, opt viewer.Options, note *string
 	if err := checkChannel(f, e.Model.Channels); err != nil {
 		return nil, "", err
 	}
-	if err := f.Long.CheckModel(resumed, e.Model); err != nil {
-		return nil, "", err
-	}
-	m, err := dlca.New(e.Model, autograd.Float32)
-	if err != nil {
-		return nil, "", err
-	}
-	if resumed != nil {
-		m = resumed.Model
-	}
 	h, w := gridSize(f, e.Model.Height, e.Model.Width)
-	if err := checkViewMemory(m, h, w); err != nil { // memory.go
-		return nil, "", err
-	}
-	setup := e.Setup(m)
-	if err := f.Long.Prepare(&setup, e.Run(), e.Model.Height, e.Model.Width); err != nil {
-		return nil, "", err
-	}
-	eng, device, err := gpu.SelectEngine(f.Long.Device, setup, stderr)
+	l, err := f.Long.Launch(runctl.Job{ // the long-run sequence, as dlca train's
+		Config: e.Model,
+		New:    func() (*dlca.Model, error) { return dlca.New(e.Model, autograd.Float32) },
+		Setup:  e.Setup,
+		Run:    e.Run(),
+		Height: e.Model.Height, Width: e.Model.Width,
+		SelectEngine: gpu.SelectEngine,
+		Check: func(m *dlca.Model, _ bptt.Setup) error {
+			return checkViewMemory(m, h, w) // memory.go
+		},
+	}, resumed, stderr)
 	if err != nil {
-		return nil, "", err
-	}
-	run := e.Run()
-	stopCheckpoints, err := f.Long.Start(eng, &run, resumed, stderr)
-	if err != nil {
-		eng.Close()
 		return nil, "", err
 	}
 	tr := &viewer.Training{
-		Engine: eng, Setup: setup, Run: run,
+		Engine: l.Engine, Setup: l.Setup, Run: l.Run,
 		Sim: func(m *dlca.Model) viewer.Simulator {
 			return viewer.NewModelSim(m, h, w, e.Init, f.Long.Seed)
 		},
 		Finish: func(m *dlca.Model, err error) error {
-			defer stopCheckpoints()
+			defer l.Release() // the viewer closes the engine
 			if m != nil {
 				// The model records the experiment it was trained by, as
 				// dlca train's does: a replay, dlca eval and export read it.
@@ -124,14 +112,11 @@ func liveApp(ctx context.Context, f *cli.Flags, opt viewer.Options, note *string
 				}
 			}
 			if errors.Is(err, context.Canceled) {
-				// Stopped saves the checkpoint and says how to go on.
-				*note = f.Long.Stopped(err).Error()
+				// End saves the checkpoint and says how to go on.
+				*note = l.End(err).Error()
 				return nil
 			}
-			if err != nil {
-				return f.Long.Stopped(err)
-			}
-			return f.Long.Finished()
+			return l.End(err)
 		},
 	}
 	if resumed != nil {
@@ -141,7 +126,7 @@ func liveApp(ctx context.Context, f *cli.Flags, opt viewer.Options, note *string
 	}
 	colourTarget(f, e, &opt)
 	opt.Wrong = wrongCells(e)
-	opt.Title = fmt.Sprintf("training %s on %s", e.Name, device)
+	opt.Title = fmt.Sprintf("training %s on %s", e.Name, l.Device)
 	opt.RolloutSteps = e.Steps
 	return viewer.NewLive(ctx, tr, opt), "dlca-view: training " + e.Name, nil
 }

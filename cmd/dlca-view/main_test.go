@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
-	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/internal/memlimit"
 )
 
 // TestRefusalsNameRealFlags: a grid too large to simulate and a training
@@ -20,7 +20,7 @@ import (
 // with "fatal error: runtime: out of memory"), and every flag the
 // refusals suggest is one of dlca-view's.
 func TestRefusalsNameRealFlags(t *testing.T) {
-	if _, _, err := bptt.MemoryLimit(); err != nil {
+	if _, _, err := memlimit.MemoryLimit(); err != nil {
 		t.Skip("no memory limit to compare with:", err)
 	}
 	var usage strings.Builder

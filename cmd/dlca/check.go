@@ -8,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/internal/memlimit"
 )
 
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -76,20 +76,20 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // checkChecksMemory refuses, before anything is allocated, an experiment
 // whose largest check (they run one after another) needs more memory than
-// maxMemory or what this process may take (bptt.Limit); where says where
+// maxMemory or what this process may take (memlimit.Check); where says where
 // the checks are set, for the message.
 func checkChecksMemory(e *experiments.Experiment, maxMemory, where string) error {
 	c, need, ok := e.LargestCheck()
 	if !ok {
 		return nil
 	}
-	bptt.SetGC() // the setting the estimate counts on
-	limit, source, err := bptt.Limit(maxMemory)
-	if err != nil || limit == 0 || need <= limit {
-		return err // limit 0: nothing to compare with (not Linux)
-	}
-	return fmt.Errorf("check %s (%s) needs about %s but %s is %s: make the check's grid smaller (%s size; a check keeps at most %d of its states, so its steps cost little), free some memory, or raise -max-memory if the limit is wrong",
-		c.Name, c.Description, bptt.FormatBytes(need), source, bptt.FormatBytes(limit), where, experiments.MaxCheckFrames)
+	return memlimit.Check(maxMemory, func(limit int64, source string) error {
+		if need <= limit {
+			return nil
+		}
+		return fmt.Errorf("check %s (%s) needs about %s but %s is %s: make the check's grid smaller (%s size; a check keeps at most %d of its states, so its steps cost little), free some memory, or raise -max-memory if the limit is wrong",
+			c.Name, c.Description, memlimit.FormatBytes(need), source, memlimit.FormatBytes(limit), where, experiments.MaxCheckFrames)
+	})
 }
 
 // checkGIF is the path of check name's animation in directory dir.

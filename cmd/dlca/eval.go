@@ -10,10 +10,10 @@ import (
 	"strings"
 
 	"github.com/dlca/dlca/autograd"
-	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/internal/memlimit"
 	"github.com/dlca/dlca/internal/safefile"
 	"github.com/dlca/dlca/internal/state"
 )
@@ -168,7 +168,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		shape := statesShape(*steps, g.batch, g.h, g.w, c)
 		fmt.Fprintf(info, "wrote %s (%d states of %dx%dx%d; %s %s: %s; %s)\n", *states, (*steps+1)*g.states(), g.h, g.w, c, map[bool]string{true: "float32", false: "uint8"}[isSoft], state.ShapeString(shape),
 			map[bool]string{true: "step, state of the batch, row, column, channel", false: "step, row, column, channel"}[g.batch > 0],
-			bptt.FormatBytes(statesBytes(isSoft, *steps, g.batch, g.h, g.w, c)))
+			memlimit.FormatBytes(statesBytes(isSoft, *steps, g.batch, g.h, g.w, c)))
 	}
 	return nil
 }

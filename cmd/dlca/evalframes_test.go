@@ -15,9 +15,9 @@ import (
 	"testing"
 
 	"github.com/dlca/dlca/autograd"
-	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/internal/memlimit"
 	"github.com/dlca/dlca/viewer/painter"
 )
 
@@ -205,12 +205,12 @@ func TestEvalMemoryDoesNotGrowWithSteps(t *testing.T) {
 		}
 		est := evalMemory(m, 256, 256, false, gif, paintOptions(e, 1))
 		t.Logf("gif %v: peak resident set %s after 4 steps, %s after 100; estimate %s above the process's start",
-			gif, bptt.FormatBytes(peaks[0]), bptt.FormatBytes(peaks[1]), bptt.FormatBytes(est))
+			gif, memlimit.FormatBytes(peaks[0]), memlimit.FormatBytes(peaks[1]), memlimit.FormatBytes(est))
 		if peaks[1]-peaks[0] > 8<<20 {
-			t.Errorf("gif %v: the peak resident set grew by %s from 4 to 100 steps", gif, bptt.FormatBytes(peaks[1]-peaks[0]))
+			t.Errorf("gif %v: the peak resident set grew by %s from 4 to 100 steps", gif, memlimit.FormatBytes(peaks[1]-peaks[0]))
 		}
 		if peaks[1] > est+32<<20 {
-			t.Errorf("gif %v: peak %s, far above the estimate %s", gif, bptt.FormatBytes(peaks[1]), bptt.FormatBytes(est))
+			t.Errorf("gif %v: peak %s, far above the estimate %s", gif, memlimit.FormatBytes(peaks[1]), memlimit.FormatBytes(est))
 		}
 	}
 }
@@ -230,6 +230,6 @@ func TestEvalRefusesWhatDoesNotFit(t *testing.T) {
 	fits, _ := strconv.Atoi(mt[1])
 	o := paintOptions(e, 1)
 	if fits < 1 || evalMemory(m, fits, fits, true, false, o) > limit || evalMemory(m, fits+1, fits+1, true, false, o) <= limit {
-		t.Errorf("suggested -size %d: not the largest size within %s", fits, bptt.FormatBytes(limit))
+		t.Errorf("suggested -size %d: not the largest size within %s", fits, memlimit.FormatBytes(limit))
 	}
 }

@@ -5,11 +5,12 @@ import (
 
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/internal/memlimit"
 	"github.com/dlca/dlca/viewer/painter"
 )
 
 // evalMemory estimates the memory dlca eval adds to its process on an h x w
-// grid (bptt.WithOverhead of the live heap): the initial state as
+// grid (memlimit.WithOverhead of the live heap): the initial state as
 // floats, the rollout's states (bits, or the soft model's one step of
 // activations, bptt.EstimateRollout) and, with a GIF, one frame: the
 // drawn channels as floats, its picture and the picture mapped to the
@@ -30,18 +31,18 @@ func evalMemory(m *dlca.Model, h, w int, soft, gif bool, o painter.Options) int6
 			live += cells * int64(drawnChannels(o, int(c))) * 4
 		}
 	}
-	return bptt.WithOverhead(live)
+	return memlimit.WithOverhead(live)
 }
 
 // checkEvalMemory refuses, naming a grid that fits, an eval whose
 // estimated memory exceeds maxMemory, or what this process may take
-// (bptt.Limit), and sets the garbage collector the estimate counts on.
+// (memlimit.Check, which sets the garbage collector the estimate counts on).
 func checkEvalMemory(m *dlca.Model, g grid, soft, gif bool, o painter.Options, maxMemory string) error {
-	bptt.SetGC()
-	limit, source, err := bptt.Limit(maxMemory)
-	if err != nil || limit == 0 {
-		return err // 0: nothing to compare with (not Linux)
-	}
+	return memlimit.Check(maxMemory, func(limit int64, source string) error { return refuseEval(m, g, soft, gif, o, limit, source) })
+}
+
+// refuseEval is checkEvalMemory's comparison with limit, which comes from source.
+func refuseEval(m *dlca.Model, g grid, soft, gif bool, o painter.Options, limit int64, source string) error {
 	// A batch's states roll out together: as many grids, one above the other.
 	need := evalMemory(m, g.h*g.states(), g.w, soft, gif, o)
 	if need <= limit {
@@ -53,5 +54,5 @@ func checkEvalMemory(m *dlca.Model, g grid, soft, gif bool, o painter.Options, m
 		hint += ", or drop -soft (the circuit on bits needs far less)"
 	}
 	return fmt.Errorf("%s: the %s rollout needs about %s but %s is %s: %s",
-		g, map[bool]string{true: "soft", false: "hard"}[soft], bptt.FormatBytes(need), source, bptt.FormatBytes(limit), hint)
+		g, map[bool]string{true: "soft", false: "hard"}[soft], memlimit.FormatBytes(need), source, memlimit.FormatBytes(limit), hint)
 }

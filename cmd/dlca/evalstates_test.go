@@ -18,8 +18,8 @@ import (
 	"codeberg.org/sbinet/npyio"
 
 	"github.com/dlca/dlca/autograd"
-	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/dlca"
+	"github.com/dlca/dlca/internal/memlimit"
 	"github.com/dlca/dlca/internal/state"
 )
 
@@ -57,7 +57,7 @@ func goRollout(m *dlca.Model, init []float32, h, w, steps int, soft, async bool,
 		return all
 	}
 	m.Circuit().Rollout(dlca.BitsOf(t), steps, dlca.HardOptions{Async: async, Seed: seed, After: func(_ int, s *dlca.Bits) {
-		for _, b := range s.Boards[0].Cells() {
+		for _, b := range s.Boards[0].Unpack() {
 			all = append(all, float32(b))
 		}
 	}})
@@ -302,7 +302,7 @@ func TestEvalRefusesRectangle(t *testing.T) {
 	fits, _ := strconv.Atoi(mt[1])
 	o := paintOptions(e, 1)
 	if fits < 1 || evalMemory(m, fits, 4000, true, false, o) > limit || evalMemory(m, fits+1, 4000, true, false, o) <= limit {
-		t.Errorf("suggested -height %d: not the largest within %s", fits, bptt.FormatBytes(limit))
+		t.Errorf("suggested -height %d: not the largest within %s", fits, memlimit.FormatBytes(limit))
 	}
 	if !strings.Contains(errs, "-max-memory is 3.00 GiB") {
 		t.Errorf("stderr %q does not name the -max-memory limit", errs)

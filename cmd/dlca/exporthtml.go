@@ -9,6 +9,7 @@ import (
 	"github.com/dlca/dlca/circuit"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/internal/gowasm"
 	"github.com/dlca/dlca/web"
 )
 
@@ -34,7 +35,7 @@ func bitGrid(v []float32, h, w, c int) *circuit.Grid {
 // exportTrainPage writes the page that trains the experiment file config,
 // or the experiment named (built-in or a file), in the browser, building
 // its WebAssembly trainer first (which needs the Go toolchain and the dlca
-// sources: see web.BuildTrainer).
+// sources: see internal/gowasm).
 func exportTrainPage(ctx context.Context, experiment, config string, iterations int, seed uint64, out string, stdout, stderr io.Writer) error {
 	switch {
 	case experiment == "" && config == "":
@@ -61,12 +62,14 @@ func exportTrainPage(ctx context.Context, experiment, config string, iterations 
 	}
 	info := infoWriter(out, stdout, stderr)
 	fmt.Fprintln(info, "building the WebAssembly trainer (GOOS=js GOARCH=wasm go build)...")
-	if page.Trainer, err = web.BuildTrainer(ctx); err != nil {
+	wasm, wasmExec, err := gowasm.Build(ctx, web.TrainerPackage)
+	if err != nil {
 		if ctx.Err() != nil {
 			return errInterrupted // the build stopped and its folder removed
 		}
 		return err
 	}
+	page.Trainer = &web.Trainer{Wasm: wasm, WasmExec: wasmExec}
 	if err := writeOutput(ctx, out, func(w io.Writer) error { return web.WriteTrain(w, page) }); err != nil {
 		return err
 	}

@@ -16,10 +16,10 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/circuit"
+	"github.com/dlca/dlca/cmd/internal/runctl"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/gates"
 	"github.com/dlca/dlca/internal/jsonfile"
-	"github.com/dlca/dlca/internal/runctl"
 )
 
 // runImport builds a model file from parameters saved elsewhere: an npz

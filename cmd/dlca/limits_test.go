@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dlca/dlca/cmd/internal/runctl"
 	"github.com/dlca/dlca/experiments"
-	"github.com/dlca/dlca/internal/runctl"
 )
 
 // limitAS is the address space a size case's subprocess may take (prlimit

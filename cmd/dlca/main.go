@@ -13,7 +13,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/dlca/dlca/internal/runctl"
+	"github.com/dlca/dlca/cmd/internal/runctl"
 )
 
 // command is one subcommand: its name, a one-line summary and its body,

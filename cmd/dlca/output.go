@@ -7,7 +7,7 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/internal/memlimit"
 	"github.com/dlca/dlca/internal/safefile"
 )
 
@@ -61,19 +61,19 @@ func (s stopWriter) Write(p []byte) (int, error) {
 // is on (where that can be told: not for standard output or a device).
 func checkOutputSize(flag, path string, need int64, maxOutput string) error {
 	if maxOutput != "" {
-		limit, err := bptt.ParseBytes(maxOutput)
+		limit, err := memlimit.ParseBytes(maxOutput)
 		if err != nil {
 			return fmt.Errorf("-max-output: %w", err)
 		}
 		if need > limit {
-			return fmt.Errorf("%s %s would be up to about %s but -max-output is %s: write fewer steps, or raise -max-output", flag, path, bptt.FormatBytes(need), bptt.FormatBytes(limit))
+			return fmt.Errorf("%s %s would be up to about %s but -max-output is %s: write fewer steps, or raise -max-output", flag, path, memlimit.FormatBytes(need), memlimit.FormatBytes(limit))
 		}
 	}
 	if safefile.IsStdout(path) {
 		return nil
 	}
 	if free, ok := freeDisk(filepath.Dir(path)); ok && need > free {
-		return fmt.Errorf("%s %s would be up to about %s but its disk has %s free: write fewer steps, or free some space", flag, path, bptt.FormatBytes(need), bptt.FormatBytes(free))
+		return fmt.Errorf("%s %s would be up to about %s but its disk has %s free: write fewer steps, or free some space", flag, path, memlimit.FormatBytes(need), memlimit.FormatBytes(free))
 	}
 	return nil
 }

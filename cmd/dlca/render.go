@@ -248,6 +248,27 @@ func countLabels(ticks []plot.Tick) int {
 	return n
 }
 
+// saveCurvePlot draws ys against the step 1, 2, ... as a PNG at path (a
+// check's error curve, such as the robustness run's), written atomically.
+func saveCurvePlot(path, title, ylabel string, ys []float64) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "step"
+	p.Y.Label.Text = ylabel
+	xy := make(plotter.XYs, len(ys))
+	for i, v := range ys {
+		xy[i] = plotter.XY{X: float64(i + 1), Y: v}
+	}
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	l.Color = color.RGBA{R: 200, A: 255}
+	p.Add(l, plotter.NewGrid())
+	p.Y.Min = 0
+	return savePlot(path, p, 16*vg.Centimeter, 8*vg.Centimeter)
+}
+
 // savePlot writes p as a w x h PNG with safefile.Write.
 func savePlot(path string, p *plot.Plot, w, h vg.Length) error {
 	wt, err := p.WriterTo(w, h, "png")

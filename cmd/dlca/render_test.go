@@ -230,3 +230,24 @@ func TestLossPlotMarksMethodChanges(t *testing.T) {
 		t.Error("the plot with a change to the method is the plot without it")
 	}
 }
+
+// TestCurvePlot: a check's error curve (the robustness run's) is drawn as
+// a PNG, 16 x 8 cm: wider than high.
+func TestCurvePlot(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "curve.png")
+	if err := saveCurvePlot(path, "robustness", "error", []float64{3, 1, 4, 1, 5}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	if err != nil {
+		t.Fatalf("the plot is not a PNG: %v", err)
+	}
+	if cfg.Width <= cfg.Height {
+		t.Errorf("the plot is %dx%d, want wider than high (16 x 8 cm)", cfg.Width, cfg.Height)
+	}
+}

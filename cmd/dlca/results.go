@@ -15,10 +15,10 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/dlca/dlca/cmd/internal/runctl"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
 	"github.com/dlca/dlca/internal/jsonfile"
-	"github.com/dlca/dlca/internal/runctl"
 	"github.com/dlca/dlca/internal/safefile"
 )
 

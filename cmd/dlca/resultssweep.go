@@ -17,9 +17,9 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/cmd/internal/sweep"
 	"github.com/dlca/dlca/experiments"
 	"github.com/dlca/dlca/internal/safefile"
-	"github.com/dlca/dlca/internal/sweep"
 )
 
 // sweepRun is one finished run of a sweep: its record and the settings the

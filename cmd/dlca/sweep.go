@@ -14,8 +14,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/dlca/dlca/cmd/internal/sweep"
 	"github.com/dlca/dlca/internal/safefile"
-	"github.com/dlca/dlca/internal/sweep"
 )
 
 func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dlca/dlca/internal/slurmtest"
+	"github.com/dlca/dlca/cmd/internal/slurmtest"
 )
 
 // TestSweepSlurm submits a sweep of the small checkerboard over three seeds

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/dlca/dlca/internal/sweep"
+	"github.com/dlca/dlca/cmd/internal/sweep"
 )
 
 // dlcaWrapper writes a script that runs this test binary as the dlca

@@ -15,9 +15,9 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/cmd/internal/runctl"
 	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/experiments"
-	"github.com/dlca/dlca/internal/runctl"
 	"github.com/dlca/dlca/internal/safefile"
 )
 
@@ -49,7 +49,7 @@ type runRecord struct {
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dlca train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	long := runctl.LongRun{Command: "dlca train"} // the run's settings, checkpoints, -resume, -force (internal/runctl)
+	long := runctl.LongRun{Command: "dlca train"} // the run's settings, checkpoints, -resume, -force (cmd/internal/runctl)
 	fs.StringVar(&long.Experiment, "experiment", "checkerboard", "experiment to train: built-in (dlca list shows them) or an experiment file, as -config")
 	file := fs.String("config", "", "experiment file to train (TOML, docs/config.md; dlca config -experiment NAME prints one)")
 	var sets setFlags
@@ -92,56 +92,48 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if err := long.CheckModel(resumed, e.Model); err != nil {
-		return err
-	}
 	dtype := autograd.Float32
 	if *f64 {
 		dtype = autograd.Float64
 	}
-	m, err := dlca.New(e.Model, dtype)
-	if err != nil {
-		return err
-	}
-	if resumed != nil {
-		if given := fs.Lookup("float64"); given.Value.String() != given.DefValue && resumed.Model.DType() != dtype {
-			return fmt.Errorf("-float64 contradicts the checkpoint %s, whose run trains in %s: leave it out to go on in %s", long.Resume, resumed.Model.DType(), resumed.Model.DType())
-		}
-		m = resumed.Model
-	}
-	setup := e.Setup(m)
-	if err := long.Prepare(&setup, e.Run(), e.Model.Height, e.Model.Width); err != nil {
-		return err
-	}
-	if err := checkChecksMemory(e, long.MaxMemory, "-set checks"); err != nil {
-		return err
-	}
-	eng, chosen, err := selectEngine(long.Device, setup, stderr)
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
-	if err := checkLayerStats(*layerStats, eng, chosen); err != nil {
-		return err
-	}
-	if m.DType() == autograd.Float64 && chosen != "cpu" {
-		return fmt.Errorf("-float64: the %s engine trains in float32 only; train with -device cpu", chosen)
+	if given := fs.Lookup("float64"); resumed != nil && given.Value.String() != given.DefValue && resumed.Model.DType() != dtype {
+		return fmt.Errorf("-float64 contradicts the checkpoint %s, whose run trains in %s: leave it out to go on in %s", long.Resume, resumed.Model.DType(), resumed.Model.DType())
 	}
 	var obs []bptt.Observer
 	if !*quiet {
 		obs = append(obs, bptt.Progress(stderr, isTerminal(stderr)))
 	}
-	start := time.Now()
-	run := e.Run(obs...)
-	run.LayerStats = *layerStats
-	stop, err := long.Start(eng, &run, resumed, stderr)
+	job := runctl.Job{
+		Config: e.Model,
+		New:    func() (*dlca.Model, error) { return dlca.New(e.Model, dtype) },
+		Setup:  e.Setup,
+		Run:    e.Run(obs...),
+		Height: e.Model.Height, Width: e.Model.Width,
+		SelectEngine: selectEngine,
+		Check: func(*dlca.Model, bptt.Setup) error {
+			return checkChecksMemory(e, long.MaxMemory, "-set checks")
+		},
+		Accept: func(eng bptt.Engine, chosen string) error {
+			if err := checkLayerStats(*layerStats, eng, chosen); err != nil {
+				return err
+			}
+			if dtype == autograd.Float64 && chosen != "cpu" {
+				return fmt.Errorf("-float64: the %s engine trains in float32 only; train with -device cpu", chosen)
+			}
+			return nil
+		},
+	}
+	job.Run.LayerStats = *layerStats
+	l, err := long.Launch(job, resumed, stderr) // cmd/internal/runctl: the long-run sequence
 	if err != nil {
 		return err
 	}
-	defer stop()
-	metrics, trained, err := bptt.Train(ctx, eng, setup, run)
+	defer l.Close()
+	start := time.Now()
+	m, chosen := l.Model, l.Device
+	metrics, trained, err := bptt.Train(ctx, l.Engine, l.Setup, l.Run)
 	if err != nil {
-		return long.Stopped(err)
+		return l.End(err)
 	}
 	out := long.Out
 	metrics = long.Metrics(metrics)
@@ -165,7 +157,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := trained.Save(filepath.Join(out, "model.json")); err != nil {
 		return err
 	}
-	if err := long.Finished(); err != nil {
+	if err := l.End(nil); err != nil {
 		return err
 	}
 	if rec.Checks, err = runChecks(ctx, e, trained); err != nil {
@@ -492,7 +484,7 @@ func writeOutputs(ctx context.Context, dir string, e *experiments.Experiment, m 
 			}
 		}
 		if c.Curve != nil {
-			if err := experiments.PlotCurve(filepath.Join(dir, c.Name+".png"), e.Name+": "+c.Name, "error (wrong cells)", c.Curve); err != nil {
+			if err := saveCurvePlot(filepath.Join(dir, c.Name+".png"), e.Name+": "+c.Name, "error (wrong cells)", c.Curve); err != nil {
 				return err
 			}
 		}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/dlca/dlca/bptt"
-	"github.com/dlca/dlca/internal/runctl"
+	"github.com/dlca/dlca/cmd/internal/runctl"
 )
 
 // trainSmall runs dlca train on the small checkerboard for iterations

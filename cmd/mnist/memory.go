@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/internal/memlimit"
 )
 
 // activations is the number of float32 values one image's forward pass
@@ -22,7 +22,7 @@ var activations = map[string]int64{
 const imageBytes = 784*4 + 8
 
 // trainingMemory estimates, on the high side, what training model on
-// images images in batches of batch needs (before bptt.WithOverhead): the
+// images images in batches of batch needs (before memlimit.WithOverhead): the
 // data set, and per image of a batch its activations twice (values and
 // their gradients). Measured: -model cnn -batch 2000 -subset 4000 peaked
 // at 544 MB resident, this says 770 MB.
@@ -33,24 +33,24 @@ func trainingMemory(model string, batch, images int) int64 {
 
 // checkMemory refuses, before the data is loaded, a training whose
 // estimated memory exceeds maxMemory or the memory this process may take
-// (bptt.Limit), naming a batch that fits.
+// (memlimit.Check), naming a batch that fits.
 func checkMemory(model string, batch, images int, maxMemory string) error {
-	bptt.SetGC()
-	limit, source, err := bptt.Limit(maxMemory)
-	if err != nil {
-		return fmt.Errorf("mnist: -max-memory: %w", err)
-	}
-	need := bptt.WithOverhead(trainingMemory(model, batch, images))
-	if limit == 0 || need <= limit {
-		return nil // 0: nothing to compare with (not Linux)
+	return memlimit.Check(maxMemory, func(limit int64, source string) error { return refuseMemory(model, batch, images, limit, source) })
+}
+
+// refuseMemory is checkMemory's comparison with limit, which comes from source.
+func refuseMemory(model string, batch, images int, limit int64, source string) error {
+	need := memlimit.WithOverhead(trainingMemory(model, batch, images))
+	if need <= limit {
+		return nil
 	}
 	fits := batch
-	for fits > 0 && bptt.WithOverhead(trainingMemory(model, fits, images)) > limit {
+	for fits > 0 && memlimit.WithOverhead(trainingMemory(model, fits, images)) > limit {
 		fits /= 2
 	}
 	hint := "free some memory, or raise -max-memory if the limit is wrong"
 	if fits > 0 {
-		hint = fmt.Sprintf("train with a smaller -batch (%d needs about %s), or %s", fits, bptt.FormatBytes(bptt.WithOverhead(trainingMemory(model, fits, images))), hint)
+		hint = fmt.Sprintf("train with a smaller -batch (%d needs about %s), or %s", fits, memlimit.FormatBytes(memlimit.WithOverhead(trainingMemory(model, fits, images))), hint)
 	}
-	return fmt.Errorf("mnist: -model %s -batch %d needs about %s but %s is %s: %s", model, batch, bptt.FormatBytes(need), source, bptt.FormatBytes(limit), hint)
+	return fmt.Errorf("mnist: -model %s -batch %d needs about %s but %s is %s: %s", model, batch, memlimit.FormatBytes(need), source, memlimit.FormatBytes(limit), hint)
 }

@@ -198,3 +198,27 @@ func TestArchitectureTable(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// groundFloorExceptions are packages under internal/ that still import the
+// project, each waiting for its move next to its commands.
+var groundFloorExceptions = map[string]string{
+	"internal/mnist": "moves next to cmd/mnist and cmd/dlca-bench (issue 31)",
+}
+
+// TestInternalIsGroundFloor: a package under internal/ imports nothing of
+// the project outside internal/, so that any package may use it without an
+// import cycle; helpers that use the core live next to their commands
+// (cmd/internal/).
+func TestInternalIsGroundFloor(t *testing.T) {
+	root, _ := trackedFiles(t)
+	for name, p := range listImports(t, root) {
+		if !strings.HasPrefix(name, "internal/") || groundFloorExceptions[name] != "" {
+			continue
+		}
+		for _, imp := range p.project {
+			if !strings.HasPrefix(imp, "internal/") {
+				t.Errorf("%s imports %s: internal/ is the ground floor; move it next to its commands (cmd/internal/)", name, imp)
+			}
+		}
+	}
+}

@@ -168,7 +168,7 @@ func train(ctx context.Context, config string, iterations int, seed uint64, onGP
 		report("iteration", map[string]any{
 			"iteration": ev.Iteration, "iterations": ev.Iterations, "soft": ev.SoftLoss, "hard": ev.HardLoss,
 			"gates": ev.ActiveGates, "ms": float64(ev.Time.Microseconds()) / 1000, "h": h, "w": w, "c": c, "device": device,
-		}, final.Boards[0].Cells(), wrong)
+		}, final.Boards[0].Unpack(), wrong)
 		time.Sleep(time.Millisecond) // let the browser draw and handle input
 	}
 	start := time.Now()

@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/dlca/dlca/internal/runctl"
+	"github.com/dlca/dlca/cmd/internal/runctl"
 )
 
 // init prints the usage and exits when the command line asks for it, before

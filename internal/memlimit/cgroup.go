@@ -1,4 +1,4 @@
-package bptt
+package memlimit
 
 import (
 	"os"

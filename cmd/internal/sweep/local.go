@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dlca/dlca/internal/runctl"
+	"github.com/dlca/dlca/cmd/internal/runctl"
 	"github.com/dlca/dlca/internal/safefile"
 )
 

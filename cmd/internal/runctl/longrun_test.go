@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,43 +36,46 @@ func parse(t *testing.T, o *LongRun, args ...string) {
 	o.Given(fs)
 }
 
-// train runs o's experiment for o.Iterations on the CPU through Start, as
+// train runs o's experiment for o.Iterations on the CPU through Launch, as
 // dlca train does, resuming from from if not nil; observe, if not nil,
-// watches every iteration. It returns Start's or Train's error, and what
-// Start warned.
-func train(t *testing.T, o *LongRun, from *bptt.Checkpoint, observe bptt.Observer) (error, string) {
+// watches every iteration. It returns what Launch warned, and Launch's or
+// End's error.
+func train(t *testing.T, o *LongRun, from *bptt.Checkpoint, observe bptt.Observer) (warned string, err error) {
+	t.Helper()
+	var warn bytes.Buffer
+	l, err := o.Launch(testJob(t, o, observe), from, &warn)
+	if err != nil {
+		return warn.String(), err
+	}
+	defer l.Close()
+	_, _, err = bptt.Train(context.Background(), l.Engine, l.Setup, l.Run)
+	return warn.String(), l.End(err)
+}
+
+// testJob is the Job of o's experiment on the CPU, with observe (if not
+// nil) among the run's observers.
+func testJob(t *testing.T, o *LongRun, observe bptt.Observer) Job {
 	t.Helper()
 	e, err := experiments.Get(o.Experiment)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.Iterations, e.Seed, e.Model.Seed = o.Iterations, o.Seed, o.WiringSeed
-	m, err := dlca.New(e.Model, autograd.Float32)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if from != nil {
-		m = from.Model
-	}
-	setup := e.Setup(m)
-	eng, err := bptt.NewCPU(setup)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var warn bytes.Buffer
 	run := e.Run()
 	if observe != nil {
 		run.Observers = append(run.Observers, observe)
 	}
-	stop, err := o.Start(eng, &run, from, &warn)
-	if err != nil {
-		return err, warn.String()
+	return Job{
+		Config: e.Model,
+		New:    func() (*dlca.Model, error) { return dlca.New(e.Model, autograd.Float32) },
+		Setup:  e.Setup,
+		Run:    run,
+		Height: e.Model.Height, Width: e.Model.Width,
+		SelectEngine: func(_ string, s bptt.Setup, _ io.Writer) (bptt.Engine, string, error) {
+			eng, err := bptt.NewCPU(s)
+			return eng, "cpu", err
+		},
 	}
-	defer stop()
-	if _, _, err := bptt.Train(context.Background(), eng, setup, run); err != nil {
-		return o.Stopped(err), warn.String()
-	}
-	return o.Finished(), warn.String()
 }
 
 // TestResumedSettings: a checkpoint carries its run's settings; resuming
@@ -85,7 +89,7 @@ func TestResumedSettings(t *testing.T) {
 	first := &LongRun{Command: "dlca train"}
 	out := filepath.Join(dir, "run")
 	parse(t, first, "-experiment", "checkerboard-small", "-seed", "5", "-wiring-seed", "7", "-iterations", "2", "-checkpoint-every", "1", "-recompute", "3", "-out", out)
-	if err, _ := train(t, first, nil, nil); err != nil {
+	if _, err := train(t, first, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	ckpt := filepath.Join(out, "checkpoint.json")
@@ -168,7 +172,7 @@ func TestFinalSaveFails(t *testing.T) {
 			parse(t, o, "-experiment", "checkerboard-small", "-iterations", "3", "-checkpoint-every", "1", "-out", filepath.Join(dir, "out"), "-checkpoint", filepath.Join(ckDir, "c.json"))
 			// Observers run in order: this one before the checkpointer's
 			// save of the same iteration.
-			err, warn := train(t, o, nil, func(e bptt.Event) {
+			warn, err := train(t, o, nil, func(e bptt.Event) {
 				if e.Iteration == tc.breakAt+1 {
 					os.RemoveAll(ckDir)
 				}
@@ -191,7 +195,7 @@ func TestStoppedByALostDevice(t *testing.T) {
 	o := &LongRun{Command: "dlca train"}
 	out := filepath.Join(t.TempDir(), "run")
 	parse(t, o, "-experiment", "checkerboard-small", "-iterations", "2", "-checkpoint-every", "1", "-out", out)
-	if err, _ := train(t, o, nil, nil); err != nil {
+	if _, err := train(t, o, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	ckpt := filepath.Join(out, "checkpoint.json")

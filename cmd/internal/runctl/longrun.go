@@ -1,5 +1,6 @@
 // Package runctl is the plumbing the training commands (dlca train,
-// dlca-view -train) share for long runs: their flags, resuming a run from
+// dlca-view -train) share for long runs: the one sequence a long run goes
+// through (LongRun.Launch, Launched.End), their flags, resuming a run from
 // its checkpoint alone, refusing to overwrite a run, the output folder's
 // lock, checkpoints on SIGUSR1, and the messages that say how to go on.
 // Package bptt does the training and the checkpoints; it registers no flags,
@@ -16,13 +17,15 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/internal/memlimit"
 )
 
 // LongRun holds a training command's settings and, once Start has run, its
 // checkpointer and lock. The command binds its own flags for the first six
 // fields, calls AddFlags for the rest, and after parsing calls, in order,
-// Given, Resumed (the checkpoint to go on from), Prepare, Start and Finished
-// (or Stopped when bptt.Train returns an error).
+// Given, Resumed (the checkpoint to go on from) and Launch, which runs the
+// rest of the sequence (CheckModel, Prepare, the engine, Start); after
+// bptt.Train, Launched.End (Finished, or Stopped for an error).
 type LongRun struct {
 	// Command is how the user runs the command, for the messages that
 	// say how to go on ("dlca train").
@@ -84,20 +87,18 @@ func (o *LongRun) checkFlags() error {
 		return fmt.Errorf("-checkpoint-every %d: must not be negative (0: only at the end and on interrupt)", o.Every)
 	}
 	if o.MaxMemory != "" {
-		if _, err := bptt.ParseBytes(o.MaxMemory); err != nil {
+		if _, err := memlimit.ParseBytes(o.MaxMemory); err != nil {
 			return fmt.Errorf("-max-memory: %w", err)
 		}
 	}
 	return nil
 }
 
-// Prepare sets setup's recomputation and the garbage collector, and
-// refuses, with a suggestion, a run whose estimated memory exceeds
-// -max-memory or the memory this process may take (bptt.MemoryLimit: the
+// Prepare sets setup's recomputation and refuses, with a suggestion, a run whose estimated memory exceeds
+// -max-memory or the memory this process may take (memlimit.MemoryLimit: the
 // available memory, or the room under the container's limit if less).
 func (o *LongRun) Prepare(setup *bptt.Setup, run bptt.Run, height, width int) error {
 	setup.Recompute = o.Recompute
-	bptt.SetGC() // the setting the estimate counts on
 	return bptt.CheckMemory(*setup, run, height, width, o.MaxMemory)
 }
 
