@@ -56,14 +56,18 @@ func TestEstimateMemoryMatchesPeakRSS(t *testing.T) {
 			// counts, run more iterations, as many as one iteration of the
 			// checkerboard costs.
 			iters := min(50, max(1, 10000/(e.Model.Height*e.Model.Width*e.Steps*e.Batch)))
-			cmd := exec.Command(os.Args[0], "-test.run=^TestEstimateMemoryMatchesPeakRSS$")
-			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %d", rssChildEnv, name, k, iters))
-			out, err := cmd.CombinedOutput()
-			var est, base, peak int64
-			if _, serr := fmt.Sscanf(lastLine(string(out), "rss "), "rss %d %d %d", &est, &base, &peak); err != nil || serr != nil {
-				t.Fatalf("%s -recompute %d: child: %v %v\n%s", name, k, err, serr, out)
-			}
+			est, base, peak := rssOfChild(t, name, k, iters)
 			ratio := float64(base+est) / float64(peak)
+			if ratio < 0.9 || ratio > 1.2 {
+				// Once, a loaded machine (load 10, the whole suite beside
+				// it) starved the collector's background workers and a
+				// child's heap overshot its goal: 46.7 MiB against 30.4
+				// predicted, where every quiet run gives 29.5 to 31.1. A
+				// second child tells such noise from a wrong estimate.
+				t.Logf("%s -recompute %d: ratio %.2f, measuring again in a fresh child", name, k, ratio)
+				est, base, peak = rssOfChild(t, name, k, iters)
+				ratio = float64(base+est) / float64(peak)
+			}
 			t.Logf("%-18s recompute %d: estimate %9s + %s before training = %9s, peak resident set %9s: %.2f (%d iterations)",
 				name, k, memlimit.FormatBytes(est), memlimit.FormatBytes(base), memlimit.FormatBytes(base+est), memlimit.FormatBytes(peak), ratio, iters)
 			if ratio < 0.9 || ratio > 1.2 {
@@ -72,6 +76,19 @@ func TestEstimateMemoryMatchesPeakRSS(t *testing.T) {
 			}
 		}
 	}
+}
+
+// rssOfChild runs rssChild for name with k recompute segments and iters
+// iterations in a fresh process and returns what it printed.
+func rssOfChild(t *testing.T, name string, k, iters int) (est, base, peak int64) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestEstimateMemoryMatchesPeakRSS$")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %d", rssChildEnv, name, k, iters))
+	out, err := cmd.CombinedOutput()
+	if _, serr := fmt.Sscanf(lastLine(string(out), "rss "), "rss %d %d %d", &est, &base, &peak); err != nil || serr != nil {
+		t.Fatalf("%s -recompute %d: child: %v %v\n%s", name, k, err, serr, out)
+	}
+	return est, base, peak
 }
 
 // rssChild trains spec's experiment as dlca train would (the training
