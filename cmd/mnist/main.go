@@ -24,7 +24,7 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/cmd/internal/runctl"
-	"github.com/dlca/dlca/internal/mnist"
+	"github.com/dlca/dlca/cmd/internal/mnist"
 	"golang.org/x/term"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/dlca/dlca/internal/idx"
-	"github.com/dlca/dlca/internal/mnist"
+	"github.com/dlca/dlca/cmd/internal/mnist"
 )
 
 // TestRunErrors: bad input gives an error that says what is wrong, never a
