@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"github.com/dlca/dlca/autograd"
-	"github.com/dlca/dlca/cmd/internal/runctl"
 	"github.com/dlca/dlca/cmd/internal/mnist"
+	"github.com/dlca/dlca/cmd/internal/runctl"
 	"golang.org/x/term"
 )
 
