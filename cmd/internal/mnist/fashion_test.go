@@ -32,7 +32,7 @@ func TestFashionMNISTMLP(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	acc, err := Accuracy(m, CPU{}, test)
+	acc, err := Accuracy(m, On(autograd.CPU), test)
 	if err != nil {
 		t.Fatal(err)
 	}

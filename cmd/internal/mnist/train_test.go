@@ -41,7 +41,7 @@ func TestModelsTrain(t *testing.T) {
 		if !(last > 0 && last < 10) {
 			t.Fatalf("%s: training loss %v", kind, last)
 		}
-		if acc, err := Accuracy(m, CPU{}, data); err != nil || acc < 0 || acc > 1 {
+		if acc, err := Accuracy(m, On(autograd.CPU), data); err != nil || acc < 0 || acc > 1 {
 			t.Fatalf("%s: accuracy %v, %v", kind, acc, err)
 		}
 	}
