@@ -5,7 +5,7 @@ import (
 )
 
 // Kernels is every kernel of the package as a function on host slices, so a
-// test body can run against the GPU and against its CPU twin (CPU) alike.
+// test body can run against the GPU and against its CPU twin (CPUTwin) alike.
 // Each method is named after its shader file (GateForward runs
 // gate_forward.wgsl) and takes and returns data in the kernel's layout.
 type Kernels interface {

@@ -54,7 +54,7 @@ func TestMatMul(t *testing.T) {
 	for _, s := range cases {
 		t.Run(specName(s)+fmt.Sprint(s.OutBatch), func(t *testing.T) {
 			a, b := randomData(r, numel(s.AShape)), randomData(r, numel(s.BShape))
-			want, _ := CPU{}.MatMul(a, b, s)
+			want, _ := CPUTwin{}.MatMul(a, b, s)
 			got, err := k.MatMul(a, b, s)
 			if err != nil {
 				t.Fatal(err)
