@@ -52,8 +52,6 @@ type Kernels interface {
 	// StatePenaltyGrad returns dstate plus the gradient of weight times the
 	// state penalty, the sum of x(1-x) over state.
 	StatePenaltyGrad(state, dstate []float32, weight float32) ([]float32, error)
-
-	TensorKernels
 }
 
 // GPU runs Kernels on a device, one program (one submission) per call.

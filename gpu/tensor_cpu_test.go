@@ -7,7 +7,7 @@ import (
 	"github.com/dlca/dlca/autograd"
 )
 
-// The CPU twins of the tensor kernels (TensorKernels): autograd's own ops,
+// The CPU twins of the tensor kernels (tensorKernels): autograd's own ops,
 // on copies of the host slices.
 
 // MatMul is autograd.MatMul of the (transposed) operands, summed to
