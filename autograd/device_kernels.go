@@ -56,18 +56,27 @@ type ReduceKernels interface {
 	Softmax(out, in *Tensor, axis int, log bool)
 }
 
+// UnaryOps and BinaryOps are the one table of the elementwise ops a device
+// computes: autograd asks ElementwiseKernels.Unary and Binary for these
+// names and no others, and a device may number them by their index here
+// (the GPU's kernels do: their OP_ constants are these indices, checked by
+// gpu's TestOpCodesMirrorWGSL). TestOpTablesMatchTheFunctions holds the
+// table to what this package's functions ask a device for. Add an op at
+// the end, with its kernel.
+
 // UnaryOps names the elementwise functions of one operand that
-// ElementwiseKernels.Unary computes, with the constants each takes in
-// params. The names are those of this package's functions; "FiniteOrZero"
-// maps ±Inf to 0 and keeps other values (LogSumExp's shift), "NormCDF" is
-// Φ, the standard normal CDF (Gelu's derivative), and "Copy" copies.
-var UnaryOps = map[string]int{
-	"Copy": 0, "Abs": 0, "Sign": 0, "Exp": 0, "Log": 0, "Log2": 0, "Log10": 0, "Sqrt": 0,
-	"Sin": 0, "Cos": 0, "Tanh": 0, "Sigmoid": 0, "Relu": 0, "Gelu": 0, "GeluTanh": 0,
-	"Silu": 0, "Softplus": 0, "Floor": 0, "Ceil": 0, "Round": 0, "Trunc": 0, "NormCDF": 0,
-	"Square": 0, "FiniteOrZero": 0,
-	"AddScalar": 1, "MulScalar": 1, "DivScalar": 1, "PowScalar": 1, "LeakyRelu": 1,
-	"Clamp": 2,
+// ElementwiseKernels.Unary computes. The names are those of this package's
+// functions; "FiniteOrZero" maps ±Inf to 0 and keeps other values
+// (LogSumExp's shift), "NormCDF" is Φ, the standard normal CDF (Gelu's
+// derivative), and "Copy" copies. AddScalar, MulScalar, DivScalar,
+// PowScalar and LeakyRelu take one constant in params, Clamp two (lo, hi);
+// the others none.
+var UnaryOps = []string{
+	"Copy", "Abs", "Sign", "Exp", "Log", "Log2", "Log10", "Sqrt", "Sin", "Cos", "Tanh",
+	"Sigmoid", "Relu", "Gelu", "GeluTanh", "Silu", "Softplus", "Floor", "Ceil", "Round",
+	"Trunc", "NormCDF", "Square", "FiniteOrZero",
+	"AddScalar", "MulScalar", "DivScalar", "PowScalar", "LeakyRelu",
+	"Clamp",
 }
 
 // BinaryOps names the elementwise functions of two operands that

@@ -2,6 +2,7 @@ package autograd
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dlca/dlca/internal/parallel"
 )
@@ -67,7 +68,7 @@ func unaryOn(op string, t *Tensor, f func(float64) float64, params ...float64) *
 	if t.dev == nil {
 		return mapUnary(t, f)
 	}
-	if _, ok := UnaryOps[op]; !ok {
+	if !slices.Contains(UnaryOps, op) {
 		panic(fmt.Sprintf("autograd: %s has no kernel on %v (it is not one of UnaryOps); move its operand to the CPU with To(autograd.CPU)", op, t.dev))
 	}
 	out := newOn(t.dev, t.dtype, t.shape)
@@ -91,6 +92,9 @@ func mapBinary(op string, a, b *Tensor, f func(x, y float64) float64) *Tensor {
 // binaryOn computes a op b on dev with its kernel op, over the broadcast
 // shape.
 func binaryOn(dev Device, op string, a, b *Tensor) *Tensor {
+	if !slices.Contains(BinaryOps, op) {
+		panic(fmt.Sprintf("autograd: %s has no kernel on %v (it is not one of BinaryOps); move its operands to the CPU with To(autograd.CPU)", op, dev))
+	}
 	checkDType(op, a, b)
 	out := newOn(dev, a.dtype, broadcastShapes(op, a.shape, b.shape))
 	elementwiseOf(op, dev).Binary(op, out, onDevice(dev, a), onDevice(dev, b))

@@ -7,15 +7,14 @@ import (
 
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/autograd/nn"
-	"github.com/dlca/dlca/autograd/optim"
-	"github.com/dlca/dlca/internal/mnist"
 )
 
 // The per-op benchmarks of the autograd core on the CPU. Each reports its
 // throughput: GFLOP/s for products and convolutions (2·multiply-adds; a
 // forward and backward pass counts 3 times the forward's), GB/s for
-// memory-bound ops (the bytes of the tensors read and written once), and
-// images/s for training steps. Run and compare with a baseline as
+// memory-bound ops (the bytes of the tensors read and written once). The
+// training steps of cmd/mnist's models (images/s) are timed next to the
+// models, in cmd/internal/mnist. Run both and compare with a baseline as
 // docs/PERFORMANCE.md says.
 
 func random(rng *rand.Rand, shape ...int) *autograd.Tensor {
@@ -121,40 +120,4 @@ func BenchmarkSoftmaxCrossEntropy(b *testing.B) {
 			gbytes(b, 4*float64(x.Len())*2) // read the logits, write their gradient
 		})
 	}
-}
-
-// benchStep times Adam steps of cmd/mnist's model kind at batch 128 on
-// random inputs.
-func benchStep(b *testing.B, kind string, flop float64) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	m, err := mnist.NewModel(kind, autograd.Float32, rng)
-	if err != nil {
-		b.Fatal(err)
-	}
-	const batch = 128
-	x := random(rng, batch, 1, 28, 28)
-	labels := make([]int, batch)
-	for i := range labels {
-		labels[i] = rng.IntN(mnist.Classes)
-	}
-	opt := optim.NewAdam(m.Parameters(), optim.DefaultAdam())
-	for b.Loop() {
-		opt.ZeroGrad()
-		if err := nn.CrossEntropyLoss(m.Forward(x), labels, nn.ReduceMean).Backward(); err != nil {
-			b.Fatal(err)
-		}
-		if err := opt.Step(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "images/s")
-	gflops(b, 3*flop*batch)
-}
-
-// BenchmarkMLPStep: one training step of the 784-128-10 MLP.
-func BenchmarkMLPStep(b *testing.B) { benchStep(b, "mlp", 2*(784*128+128*10)) }
-
-// BenchmarkCNNStep: one training step of the CNN.
-func BenchmarkCNNStep(b *testing.B) {
-	benchStep(b, "cnn", 2*(8*9*28*28+16*8*9*14*14+784*64+64*10))
 }

@@ -39,18 +39,11 @@ type axisParams struct {
 }
 
 // Op codes, mirrored by the OP_ constants of the kernels: an op's code is
-// its index here.
+// its index in its list. The elementwise ops are numbered by autograd's own
+// table (autograd.UnaryOps for unary.wgsl, autograd.BinaryOps for
+// binary.wgsl); the reductions by these lists. TestOpCodesMirrorWGSL holds
+// the kernels' constants to them.
 var (
-	unaryCodes = []string{
-		"Copy", "Abs", "Sign", "Exp", "Log", "Log2", "Log10", "Sqrt", "Sin", "Cos", "Tanh",
-		"Sigmoid", "Relu", "Gelu", "GeluTanh", "Silu", "Softplus", "Floor", "Ceil", "Round",
-		"Trunc", "NormCDF", "Square", "FiniteOrZero", "AddScalar", "MulScalar", "DivScalar",
-		"PowScalar", "LeakyRelu", "Clamp",
-	}
-	binaryCodes = []string{
-		"Add", "Sub", "Mul", "Div", "Pow", "Maximum", "Minimum", "Gt", "Ge", "Lt", "Le", "Eq",
-		"MaximumShare", "MinimumShare", "ExtremeMask",
-	}
 	reduceCodes = []string{"Sum", "Max", "Min"}
 	argCodes    = []string{"ArgMax", "ArgMin"}
 )
@@ -72,7 +65,7 @@ func (a *AutogradDevice) Fill(out *autograd.Tensor, v float64) {
 
 // Unary sets out = op(in) elementwise (see autograd.ElementwiseKernels).
 func (a *AutogradDevice) Unary(op string, out, in *autograd.Tensor, params ...float64) {
-	p := ewParams{N: uint32(out.Len()), Op: code("unary.wgsl", unaryCodes, op)}
+	p := ewParams{N: uint32(out.Len()), Op: code("unary.wgsl", autograd.UnaryOps, op)}
 	if len(params) > 0 {
 		p.P0 = float32(params[0])
 	}
@@ -97,7 +90,7 @@ func (a *AutogradDevice) Binary(op string, out, x, y *autograd.Tensor) {
 	if !ok {
 		return
 	}
-	p.Op = code("binary.wgsl", binaryCodes, op)
+	p.Op = code("binary.wgsl", autograd.BinaryOps, op)
 	a.dispatch("autograd/binary.wgsl", out.Len(), p, a.buffer(out), a.buffer(x), a.buffer(y))
 }
 

@@ -35,6 +35,8 @@ func checkCases(t *testing.T, tol float64, cases []opCase) {
 	}
 }
 
+// TestMatMulParity: the product, forward and both input gradients, on
+// matMulCases (transposed operands included) and vectors.
 func TestMatMulParity(t *testing.T) {
 	matmul := func(xs ...*autograd.Tensor) *autograd.Tensor { return autograd.MatMul(xs[0], xs[1]) }
 	transposed := func(xs ...*autograd.Tensor) *autograd.Tensor {
@@ -43,9 +45,16 @@ func TestMatMulParity(t *testing.T) {
 	linear := func(xs ...*autograd.Tensor) *autograd.Tensor { return autograd.Linear(xs[0], xs[1], xs[2]) }
 	var cases []opCase
 	for _, s := range matMulCases {
-		if !s.TransA && !s.TransB {
-			cases = append(cases, opCase{"MatMul", [][]int{s.AShape, s.BShape}, matmul})
-		}
+		cases = append(cases, opCase{"MatMul" + map[bool]string{true: "TransA"}[s.TransA] + map[bool]string{true: "TransB"}[s.TransB], [][]int{s.AShape, s.BShape}, func(xs ...*autograd.Tensor) *autograd.Tensor {
+			a, b := xs[0], xs[1]
+			if s.TransA {
+				a = autograd.Transpose(a, -1, -2)
+			}
+			if s.TransB {
+				b = autograd.Transpose(b, -1, -2)
+			}
+			return autograd.MatMul(a, b)
+		}})
 	}
 	cases = append(cases,
 		opCase{"MatMul", [][]int{{7}, {7}}, matmul},

@@ -11,18 +11,18 @@ import (
 	"github.com/dlca/dlca/gates"
 )
 
-// CPU is the CPU twin of every kernel: the very functions of the gates,
+// CPUTwin is the CPU twin of every kernel: the very functions of the gates,
 // dlca, bptt and optim packages that the CPU engine runs (the kernels use
 // the layouts the CPU engine trains on, feature-major), so the GPU is held
 // to the CPU engine's code; the engine tests hold the whole iteration to
 // the CPU engine's.
-type CPU struct{}
+type CPUTwin struct{}
 
 // Name returns "cpu".
-func (CPU) Name() string { return "cpu" }
+func (CPUTwin) Name() string { return "cpu" }
 
 // GateCoeffs is gates.SoftCoeffs.
-func (CPU) GateCoeffs(logits []float32) (probs, coeffs []float32, err error) {
+func (CPUTwin) GateCoeffs(logits []float32) (probs, coeffs []float32, err error) {
 	probs = make([]float32, len(logits))
 	coeffs = make([]float32, len(logits)/gates.NumOps*4)
 	gates.SoftCoeffs(probs, coeffs, logits)
@@ -31,28 +31,28 @@ func (CPU) GateCoeffs(logits []float32) (probs, coeffs []float32, err error) {
 
 // GateHardCoeffs is gates.Layer.HardOps, each op's row of
 // gates.CoeffTable: what dlca's straight-through rollout steps forward with.
-func (CPU) GateHardCoeffs(logits []float32) ([]float32, error) {
+func (CPUTwin) GateHardCoeffs(logits []float32) ([]float32, error) {
 	n := len(logits) / gates.NumOps
 	l := &gates.Layer{Name: "hard", Groups: 1, Out: n, Logits: autograd.New(append([]float32(nil), logits...), 1, n, gates.NumOps)}
 	return gates.HardCoeffs[float32](l.HardOps()), nil
 }
 
 // GateForward is gates.ForwardSoftFM.
-func (CPU) GateForward(x, coeffs []float32, w gates.Wiring, d gates.Dims) ([]float32, error) {
+func (CPUTwin) GateForward(x, coeffs []float32, w gates.Wiring, d gates.Dims) ([]float32, error) {
 	y := make([]float32, d.YLen())
 	gates.ForwardSoftFM(y, x, coeffs, w, d)
 	return y, nil
 }
 
 // GateBackwardInput is gates.BackwardSoftFM's input gradient.
-func (CPU) GateBackwardInput(x, gy, coeffs []float32, w gates.Wiring, d gates.Dims) ([]float32, error) {
+func (CPUTwin) GateBackwardInput(x, gy, coeffs []float32, w gates.Wiring, d gates.Dims) ([]float32, error) {
 	dx := make([]float32, d.XLen())
 	gates.BackwardSoftFM(dx, nil, gy, x, coeffs, w, d)
 	return dx, nil
 }
 
 // GateSums is gates.BackwardSoftFM's four sums.
-func (CPU) GateSums(x, gy []float32, w gates.Wiring, d gates.Dims) ([]float32, error) {
+func (CPUTwin) GateSums(x, gy []float32, w gates.Wiring, d gates.Dims) ([]float32, error) {
 	sums := make([]float64, 4*d.Gates())
 	coeffs := make([]float32, 4*d.Gates()) // the sums do not depend on them
 	gates.BackwardSoftFM(make([]float32, d.XLen()), sums, gy, x, coeffs, w, d)
@@ -60,14 +60,14 @@ func (CPU) GateSums(x, gy []float32, w gates.Wiring, d gates.Dims) ([]float32, e
 }
 
 // GateLogitGrad is gates.LogitGrads.
-func (CPU) GateLogitGrad(probs, sums []float32) ([]float32, error) {
+func (CPUTwin) GateLogitGrad(probs, sums []float32) ([]float32, error) {
 	g := make([]float32, len(probs))
 	gates.LogitGrads(g, probs, to64(sums))
 	return g, nil
 }
 
 // ClipValue is optim.ClipGradValue.
-func (CPU) ClipValue(g []float32, limit float32) ([]float32, error) {
+func (CPUTwin) ClipValue(g []float32, limit float32) ([]float32, error) {
 	p := autograd.Zeros(autograd.Float32, len(g))
 	p.SetGrad(autograd.New(append([]float32(nil), g...), len(g)))
 	optim.ClipGradValue([]*autograd.Tensor{p}, float64(limit))
@@ -75,7 +75,7 @@ func (CPU) ClipValue(g []float32, limit float32) ([]float32, error) {
 }
 
 // AdamW is optim.NewAdamW's Step, once per gradient.
-func (CPU) AdamW(cfg AdamWConfig, params []float32, grads [][]float32) ([]float32, error) {
+func (CPUTwin) AdamW(cfg AdamWConfig, params []float32, grads [][]float32) ([]float32, error) {
 	p := autograd.New(append([]float32(nil), params...), len(params)).SetRequiresGrad(true)
 	o := optim.NewAdamW([]*autograd.Tensor{p}, cfg)
 	for _, g := range grads {
@@ -88,28 +88,28 @@ func (CPU) AdamW(cfg AdamWConfig, params []float32, grads [][]float32) ([]float3
 }
 
 // PerceptionGather is dlca.GatherNeighbourhood.
-func (CPU) PerceptionGather(state []float32, g Grid) ([]float32, error) {
+func (CPUTwin) PerceptionGather(state []float32, g Grid) ([]float32, error) {
 	nb := make([]float32, dlca.NeighbourhoodSize*g.Len())
 	dlca.GatherNeighbourhood(nb, state, g)
 	return nb, nil
 }
 
 // PerceptionGatherBackward is dlca.AddNeighbourhoodGrad on a zero dstate.
-func (CPU) PerceptionGatherBackward(dnb []float32, g Grid) ([]float32, error) {
+func (CPUTwin) PerceptionGatherBackward(dnb []float32, g Grid) ([]float32, error) {
 	dstate := make([]float32, g.Len())
 	dlca.AddNeighbourhoodGrad(dstate, dnb, g)
 	return dstate, nil
 }
 
 // UpdateInput is dlca.AssembleUpdateInput.
-func (CPU) UpdateInput(state, percep []float32, c Concat) ([]float32, error) {
+func (CPUTwin) UpdateInput(state, percep []float32, c Concat) ([]float32, error) {
 	uin := make([]float32, c.Cells*c.Width())
 	dlca.AssembleUpdateInput(uin, state, percep, c.Cells, c.Channels, c.Kernels, c.Bits)
 	return uin, nil
 }
 
 // UpdateInputBackward is dlca.SplitUpdateInputGrad on a zero dstate.
-func (CPU) UpdateInputBackward(duin []float32, c Concat) (dstate, dpercep []float32, err error) {
+func (CPUTwin) UpdateInputBackward(duin []float32, c Concat) (dstate, dpercep []float32, err error) {
 	dstate = make([]float32, c.Cells*c.Channels)
 	dpercep = make([]float32, c.Cells*c.Channels*c.Kernels*c.Bits)
 	dlca.SplitUpdateInputGrad(dstate, dpercep, duin, c.Cells, c.Channels, c.Kernels, c.Bits)
@@ -117,14 +117,14 @@ func (CPU) UpdateInputBackward(duin []float32, c Concat) (dstate, dpercep []floa
 }
 
 // FireMask is dlca.SelectFired.
-func (CPU) FireMask(fire, state, upd []float32, g Grid) ([]float32, error) {
+func (CPUTwin) FireMask(fire, state, upd []float32, g Grid) ([]float32, error) {
 	next := make([]float32, g.Len())
 	dlca.SelectFired(next, state, upd, fired(fire), g.Cells(), g.Channels)
 	return next, nil
 }
 
 // FireMaskBackward is dlca.SplitFiredGrad.
-func (CPU) FireMaskBackward(fire, dnext []float32, g Grid) (dupd, dstate []float32, err error) {
+func (CPUTwin) FireMaskBackward(fire, dnext []float32, g Grid) (dupd, dstate []float32, err error) {
 	dupd, dstate = make([]float32, g.Len()), make([]float32, g.Len())
 	dlca.SplitFiredGrad(dupd, dstate, dnext, fired(fire), g.Cells(), g.Channels)
 	return dupd, dstate, nil
@@ -141,7 +141,7 @@ func fired(fire []float32) []bool {
 
 // Loss is bptt.Loss (the CPU engine's loss) and its gradient, on the loss
 // channels, those of weight 1; it panics on another weight than 0 or 1.
-func (CPU) Loss(weight, state, target []float32, g Grid) (float32, []float32, error) {
+func (CPUTwin) Loss(weight, state, target []float32, g Grid) (float32, []float32, error) {
 	var channels []int
 	for c, w := range weight {
 		switch w {
@@ -164,7 +164,7 @@ func (CPU) Loss(weight, state, target []float32, g Grid) (float32, []float32, er
 
 // StatePenaltyGrad is the gradient of weight times bptt.StatePenalty (the
 // CPU engine's penalty) added to dstate.
-func (CPU) StatePenaltyGrad(state, dstate []float32, weight float32) ([]float32, error) {
+func (CPUTwin) StatePenaltyGrad(state, dstate []float32, weight float32) ([]float32, error) {
 	s := autograd.New(slices.Clone(state), len(state)).SetRequiresGrad(true)
 	if err := autograd.MulScalar(bptt.StatePenalty(s), float64(weight)).Backward(); err != nil {
 		return nil, fmt.Errorf("gpu: CPU StatePenaltyGrad: %v", err)

@@ -24,7 +24,7 @@
 // Every kernel (shaders/gate_forward.wgsl, say) has a Program method that
 // records its dispatch (Program.GateForward) and a method of the same name
 // (or, for a kernel several ops share, the methods of those ops) in Kernels, on host slices, implemented twice: by GPU, which runs it as a
-// one-shot program, and by its CPU twin CPU, which calls the very function
+// one-shot program, and by its CPU twin CPUTwin, which calls the very function
 // the CPU engine runs (gates.ForwardSoftFM, dlca.GatherNeighbourhood, ...).
 // Tests run one body against both. Kernels never use float atomics:
 // gradients that several threads would add to one place are gathered

@@ -17,7 +17,7 @@ func TestDropoutMask(t *testing.T) {
 		p float64
 	}{{1, 0.5}, {7, 0.5}, {65, 0.1}, {1000, 0.9}, {1000, 1}, {0, 0.5}} {
 		t.Run(fmt.Sprint(c.n, c.p), func(t *testing.T) {
-			want, _ := CPU{}.DropoutMask(c.n, c.p, rand.New(rand.NewPCG(uint64(i), 1)))
+			want, _ := CPUTwin{}.DropoutMask(c.n, c.p, rand.New(rand.NewPCG(uint64(i), 1)))
 			got, err := k.DropoutMask(c.n, c.p, rand.New(rand.NewPCG(uint64(i), 1)))
 			if err != nil {
 				t.Fatal(err)

@@ -125,7 +125,7 @@ func TestGateKernels(t *testing.T) {
 // TestGateKernelsMatchCPUTwin compares the GPU with the CPU twin directly,
 // on the same coefficients, so that the only difference is the executor.
 func TestGateKernelsMatchCPUTwin(t *testing.T) {
-	gpu, cpu := GPU{D: testDevice(t)}, CPU{}
+	gpu, cpu := GPU{D: testDevice(t)}, CPUTwin{}
 	for _, c := range gateCases() {
 		t.Run(c.name, func(t *testing.T) {
 			probs, coeffs, _ := cpu.GateCoeffs(c.logits)
@@ -186,8 +186,8 @@ func TestGateForwardGridStride(t *testing.T) {
 	}
 	w := gates.MooreWiring(rng)
 	x := randSlice(rng, d.XLen(), 0, 1)
-	_, coeffs, _ := CPU{}.GateCoeffs(randSlice(rng, 16*d.Gates(), -3, 3))
-	want, _ := CPU{}.GateForward(x, coeffs, w, d)
+	_, coeffs, _ := CPUTwin{}.GateCoeffs(randSlice(rng, 16*d.Gates(), -3, 3))
+	want, _ := CPUTwin{}.GateForward(x, coeffs, w, d)
 	got, err := GPU{D: testDevice(t)}.GateForward(x, coeffs, w, d)
 	if err != nil {
 		t.Fatal(err)

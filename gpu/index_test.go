@@ -36,14 +36,14 @@ func TestIndexSelectAndIndexAdd(t *testing.T) {
 		t.Run(fmt.Sprint(c.shape, c.axis, c.nidx), func(t *testing.T) {
 			x := randomData(r, numel(c.shape))
 			idx := randomIndex(r, c.nidx, c.shape[c.axis])
-			want, _ := CPU{}.IndexSelect(x, c.shape, c.axis, idx)
+			want, _ := CPUTwin{}.IndexSelect(x, c.shape, c.axis, idx)
 			got, err := k.IndexSelect(x, c.shape, c.axis, idx)
 			if err != nil {
 				t.Fatal(err)
 			}
 			closeTo(t, "selected", got, want, 0)
 			src := randomData(r, numel(selectShape(c.shape, c.axis, idx)))
-			want, _ = CPU{}.IndexAdd(x, c.shape, c.axis, idx, src)
+			want, _ = CPUTwin{}.IndexAdd(x, c.shape, c.axis, idx, src)
 			got, err = k.IndexAdd(x, c.shape, c.axis, idx, src)
 			if err != nil {
 				t.Fatal(err)
@@ -70,14 +70,14 @@ func TestGatherAndScatterAdd(t *testing.T) {
 		t.Run(fmt.Sprint(c.shape, c.indexShape, c.axis), func(t *testing.T) {
 			x := randomData(r, numel(c.shape))
 			index := randomIndex(r, numel(c.indexShape), c.shape[c.axis])
-			want, _ := CPU{}.Gather(x, c.shape, c.axis, index, c.indexShape)
+			want, _ := CPUTwin{}.Gather(x, c.shape, c.axis, index, c.indexShape)
 			got, err := k.Gather(x, c.shape, c.axis, index, c.indexShape)
 			if err != nil {
 				t.Fatal(err)
 			}
 			closeTo(t, "gathered", got, want, 0)
 			src := randomData(r, numel(c.indexShape))
-			want, _ = CPU{}.ScatterAdd(x, c.shape, c.axis, index, c.indexShape, src)
+			want, _ = CPUTwin{}.ScatterAdd(x, c.shape, c.axis, index, c.indexShape, src)
 			got, err = k.ScatterAdd(x, c.shape, c.axis, index, c.indexShape, src)
 			if err != nil {
 				t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 )
 
 // Kernels is every kernel of the package as a function on host slices, so a
-// test body can run against the GPU and against its CPU twin (CPU) alike.
+// test body can run against the GPU and against its CPU twin (CPUTwin) alike.
 // Each method is named after its shader file (GateForward runs
 // gate_forward.wgsl) and takes and returns data in the kernel's layout.
 type Kernels interface {
@@ -52,8 +52,6 @@ type Kernels interface {
 	// StatePenaltyGrad returns dstate plus the gradient of weight times the
 	// state penalty, the sum of x(1-x) over state.
 	StatePenaltyGrad(state, dstate []float32, weight float32) ([]float32, error)
-
-	TensorKernels
 }
 
 // GPU runs Kernels on a device, one program (one submission) per call.

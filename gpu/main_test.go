@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 // forEachKernels runs body as a subtest against the CPU twin and the GPU.
 func forEachKernels(t *testing.T, body func(t *testing.T, k Kernels)) {
 	t.Helper()
-	t.Run("cpu", func(t *testing.T) { body(t, CPU{}) })
+	t.Run("cpu", func(t *testing.T) { body(t, CPUTwin{}) })
 	t.Run("gpu", func(t *testing.T) { body(t, GPU{D: testDevice(t)}) })
 }
 

@@ -37,7 +37,7 @@ func TestMaxPool(t *testing.T) {
 			if len(x) > 10 {
 				x[10] = float32(math.NaN())
 			}
-			want, wantIdx, _ := CPU{}.MaxPool(x, c.shape, c.cfg)
+			want, wantIdx, _ := CPUTwin{}.MaxPool(x, c.shape, c.cfg)
 			got, idx, err := k.MaxPool(x, c.shape, c.cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -53,14 +53,14 @@ func TestMaxPool(t *testing.T) {
 			// The gradient and its transpose, from the indices on the
 			// device: the sums run in the CPU's order.
 			gy := randomData(r, len(want))
-			wantGx, _ := CPU{}.MaxPoolBackward(x, gy, c.shape, c.cfg)
+			wantGx, _ := CPUTwin{}.MaxPoolBackward(x, gy, c.shape, c.cfg)
 			gotGx, err := k.MaxPoolBackward(x, gy, c.shape, c.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			closeTo(t, "input gradient", gotGx, wantGx, 0)
 			h := randomData(r, len(x))
-			wantH, _ := CPU{}.MaxPoolGather(x, h, c.shape, c.cfg)
+			wantH, _ := CPUTwin{}.MaxPoolGather(x, h, c.shape, c.cfg)
 			gotH, err := k.MaxPoolGather(x, h, c.shape, c.cfg)
 			if err != nil {
 				t.Fatal(err)

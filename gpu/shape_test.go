@@ -23,7 +23,7 @@ func TestPermute(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(c.shape, c.perm), func(t *testing.T) {
 			x := randomData(r, numel(c.shape))
-			want, _ := CPU{}.Permute(x, c.shape, c.perm)
+			want, _ := CPUTwin{}.Permute(x, c.shape, c.perm)
 			got, err := k.Permute(x, c.shape, c.perm)
 			if err != nil {
 				t.Fatal(err)
@@ -48,7 +48,7 @@ func TestExpandAndSumTo(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(c.shape, c.to), func(t *testing.T) {
 			x := randomData(r, numel(c.shape))
-			want, _ := CPU{}.Expand(x, c.shape, c.to)
+			want, _ := CPUTwin{}.Expand(x, c.shape, c.to)
 			got, err := k.Expand(x, c.shape, c.to)
 			if err != nil {
 				t.Fatal(err)
@@ -57,7 +57,7 @@ func TestExpandAndSumTo(t *testing.T) {
 			// SumTo is Expand's gradient: sum a gradient of the expanded
 			// shape back.
 			g := randomData(r, numel(c.to))
-			wantSum, _ := CPU{}.SumTo(g, c.to, c.shape)
+			wantSum, _ := CPUTwin{}.SumTo(g, c.to, c.shape)
 			gotSum, err := k.SumTo(g, c.to, c.shape)
 			if err != nil {
 				t.Fatal(err)
@@ -82,13 +82,13 @@ func TestNarrowAndPad(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(c.shape, c.axis, c.start, c.length, c.before, c.after), func(t *testing.T) {
 			x := randomData(r, numel(c.shape))
-			want, _ := CPU{}.Narrow(x, c.shape, c.axis, c.start, c.length)
+			want, _ := CPUTwin{}.Narrow(x, c.shape, c.axis, c.start, c.length)
 			got, err := k.Narrow(x, c.shape, c.axis, c.start, c.length)
 			if err != nil {
 				t.Fatal(err)
 			}
 			closeTo(t, "narrowed", got, want, 0)
-			want, _ = CPU{}.PadZero(x, c.shape, c.before, c.after)
+			want, _ = CPUTwin{}.PadZero(x, c.shape, c.before, c.after)
 			got, err = k.PadZero(x, c.shape, c.before, c.after)
 			if err != nil {
 				t.Fatal(err)
@@ -115,7 +115,7 @@ func TestCatAndStack(t *testing.T) {
 			for i, s := range c.shapes {
 				xs[i] = randomData(r, numel(s))
 			}
-			want, _ := CPU{}.Cat(xs, c.shapes, c.axis)
+			want, _ := CPUTwin{}.Cat(xs, c.shapes, c.axis)
 			got, err := k.Cat(xs, c.shapes, c.axis)
 			if err != nil {
 				t.Fatal(err)
@@ -127,7 +127,7 @@ func TestCatAndStack(t *testing.T) {
 			}
 			shape := c.shapes[len(xs)-1]
 			for axis := 0; axis <= len(shape); axis++ {
-				want, _ = CPU{}.Stack(same, shape, axis)
+				want, _ = CPUTwin{}.Stack(same, shape, axis)
 				got, err = k.Stack(same, shape, axis)
 				if err != nil {
 					t.Fatal(err)

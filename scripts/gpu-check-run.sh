@@ -3,7 +3,7 @@
 # there as run.sh), on an x86-64 Linux machine with a GPU and no Go toolchain. In order, each part under
 # a time limit (about 2.5 minutes in all on an NVIDIA H100; the limits add up to under 8):
 #   1. the GPU suite: the test binaries of ./gpu (all of it), ./cmd/dlca-bench, and the GPU tests of
-#      ./cmd/mnist and ./internal/mnist, with DLCA_REQUIRE_GPU=1 (no adapter is a failure);
+#      ./cmd/mnist and ./cmd/internal/mnist, with DLCA_REQUIRE_GPU=1 (no adapter is a failure);
 #   2. the benchmarks of docs/PERFORMANCE.md: dlca-bench -engines cpu,gpu (the checkerboard iteration and
 #      the autograd op rows), the CPU rows again at GOMAXPROCS=1,2,4,8,16 (the scaling of issue 32), and
 #      mnist -device gpu -epochs 1 for the MLP and the CNN;
@@ -105,7 +105,7 @@ cat "$report"
 part "suite ./gpu" 120 "$here/pkg/gpu" ./gpu.test -test.count=1 -test.timeout $((110 * scale))s -test.v
 part "suite ./cmd/dlca-bench" 30 "$here/pkg/cmd/dlca-bench" ./dlca-bench.test -test.count=1 -test.short -test.v
 part "suite ./cmd/mnist (GPU tests)" 15 "$here/pkg/cmd/mnist" ./mnist.test -test.count=1 -test.short -test.v -test.run 'TestDeviceGPU'
-part "suite ./internal/mnist (GPU tests)" 45 "$here/pkg/internal/mnist" env PATH="$here/shim:$PATH" ./mnist.test -test.count=1 -test.short -test.v \
+part "suite ./cmd/internal/mnist (GPU tests)" 45 "$here/pkg/cmd/internal/mnist" env PATH="$here/shim:$PATH" ./mnist.test -test.count=1 -test.short -test.v \
 	-test.run 'TestMoveParameters|TestTrajectoryParity|TestSubsetDevicesAgree'
 
 # 2. The benchmarks.

@@ -5,7 +5,7 @@
 // work), and SLOWER where the ratio exceeds -max. It exits with status 1
 // when anything is slower, so that a script can stop on it.
 //
-//	go test -run '^$' -bench . -count 5 ./bench > new.txt
+//	go test -run '^$' -bench . -count 5 ./bench ./cmd/internal/mnist > new.txt
 //	go run ./bench/benchcmp -max 1.15 bench/baseline.txt new.txt
 //
 // Both files are `go test -bench` output; lines that are not benchmark

@@ -10,8 +10,8 @@ import (
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/autograd/nn"
 	"github.com/dlca/dlca/autograd/optim"
+	"github.com/dlca/dlca/cmd/internal/mnist"
 	"github.com/dlca/dlca/gpu"
-	"github.com/dlca/dlca/internal/mnist"
 )
 
 // opBench is one autograd op timed on the CPU (the autograd op itself) and

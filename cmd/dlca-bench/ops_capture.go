@@ -7,8 +7,8 @@ import (
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/autograd/nn"
 	"github.com/dlca/dlca/autograd/optim"
+	"github.com/dlca/dlca/cmd/internal/mnist"
 	"github.com/dlca/dlca/gpu"
-	"github.com/dlca/dlca/internal/mnist"
 )
 
 // mlpCapturedBenches returns the MLP step of the mlp row (the same weights,

@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/cmd/internal/mnist"
 	"github.com/dlca/dlca/cmd/internal/runctl"
-	"github.com/dlca/dlca/internal/mnist"
 	"golang.org/x/term"
 )
 
@@ -101,10 +101,7 @@ func run(args []string) error {
 	if *subset > 0 {
 		train = train.Head(*subset)
 	}
-	where := dev.Name()
-	if s, ok := dev.(fmt.Stringer); ok {
-		where = s.String() // the GPU's adapter, for example lavapipe's "llvmpipe ... cpu adapter"
-	}
+	where := dev.String() // the GPU names its adapter, for example lavapipe's "llvmpipe ... cpu adapter"
 	fmt.Printf("%s (%d training images), model %s on %s, %d epochs, batch %d, lr %g, seed %d\n",
 		ds.Name, train.Len(), *model, where, *epochs, *batch, *lr, *seed)
 	start, last := time.Now(), time.Now()

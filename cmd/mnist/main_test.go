@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dlca/dlca/cmd/internal/mnist"
 	"github.com/dlca/dlca/internal/idx"
-	"github.com/dlca/dlca/internal/mnist"
 )
 
 // TestRunErrors: bad input gives an error that says what is wrong, never a

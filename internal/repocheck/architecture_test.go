@@ -199,12 +199,6 @@ func TestArchitectureTable(t *testing.T) {
 	}
 }
 
-// groundFloorExceptions are packages under internal/ that still import the
-// project, each waiting for its move next to its commands.
-var groundFloorExceptions = map[string]string{
-	"internal/mnist": "moves next to cmd/mnist and cmd/dlca-bench (issue 31)",
-}
-
 // TestInternalIsGroundFloor: a package under internal/ imports nothing of
 // the project outside internal/, so that any package may use it without an
 // import cycle; helpers that use the core live next to their commands
@@ -212,7 +206,7 @@ var groundFloorExceptions = map[string]string{
 func TestInternalIsGroundFloor(t *testing.T) {
 	root, _ := trackedFiles(t)
 	for name, p := range listImports(t, root) {
-		if !strings.HasPrefix(name, "internal/") || groundFloorExceptions[name] != "" {
+		if !strings.HasPrefix(name, "internal/") {
 			continue
 		}
 		for _, imp := range p.project {

@@ -2,8 +2,8 @@
 // autograd/binary.wgsl: out[i] = op(a, b), the elementwise functions of two
 // operands (autograd.BinaryOps: arithmetic, Pow, Maximum and Minimum,
 // comparisons, and the masks of their gradients), both operands broadcast to
-// the output's shape. The op codes are the OP_ constants, mirrored by
-// binaryCodes in Go.
+// the output's shape. The op codes are the OP_ constants: each op's index
+// in autograd.BinaryOps, the one table (TestOpCodesMirrorWGSL checks them).
 //
 // Entry point: main; workgroup size 64; a grid-stride loop over the elements.
 // Bindings (group 0):

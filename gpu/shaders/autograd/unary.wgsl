@@ -1,8 +1,9 @@
 // uses: ieee, nan, params, pow
 // autograd/unary.wgsl: out[i] = op(x[i]), the elementwise functions of one
 // operand (autograd.UnaryOps) with their constants p0 and p1 (AddScalar's
-// s, Clamp's lo and hi, ...). The op codes are the OP_ constants, mirrored
-// by unaryCodes in Go. Special values follow the CPU: NaN propagates, Relu
+// s, Clamp's lo and hi, ...). The op codes are the OP_ constants: each op's
+// index in autograd.UnaryOps, the one table (TestOpCodesMirrorWGSL checks
+// them). Special values follow the CPU: NaN propagates, Relu
 // and Clamp keep it, Sign keeps 0 and NaN, Round rounds half to even.
 // Log, Log2, Log10, Sqrt, DivScalar and PowScalar decide 0, -0, negative,
 // subnormal and infinite inputs explicitly (lib/ieee.wgsl, lib/pow.wgsl),

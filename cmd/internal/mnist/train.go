@@ -32,7 +32,7 @@ type Config struct {
 // device returns cfg's device, the CPU when none is set.
 func (cfg Config) device() Device {
 	if cfg.Device == nil {
-		return CPU{}
+		return On(autograd.CPU)
 	}
 	return cfg.Device
 }

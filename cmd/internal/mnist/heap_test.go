@@ -32,7 +32,7 @@ func TestHeapFlatOverMLPSteps(t *testing.T) {
 		for j := range idx {
 			idx[j] = (i*batch + j) % data.Len()
 		}
-		if _, err := trainStep(m, opt, CPU{}, data, idx); err != nil {
+		if _, err := trainStep(m, opt, On(autograd.CPU), data, idx); err != nil {
 			t.Fatal(err)
 		}
 	}

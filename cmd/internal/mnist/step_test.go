@@ -2,6 +2,8 @@ package mnist
 
 import (
 	"math"
+
+	"github.com/dlca/dlca/autograd"
 	"testing"
 )
 
@@ -17,7 +19,7 @@ func TestLossEveryChangesOnlyTheReport(t *testing.T) {
 	var reports [2]float64
 	var params [2][]float32
 	for i, every := range []int{1, 4} {
-		m := placed(t, "mlp", 5, CPU{})
+		m := placed(t, "mlp", 5, On(autograd.CPU))
 		cfg := Config{Epochs: 1, Batch: 64, LR: 2e-3, Seed: 2, LossEvery: every}
 		if err := Train(m, train, cfg, func(_ int, loss float64) { reports[i] = loss }); err != nil {
 			t.Fatal(err)

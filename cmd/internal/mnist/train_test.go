@@ -41,7 +41,7 @@ func TestModelsTrain(t *testing.T) {
 		if !(last > 0 && last < 10) {
 			t.Fatalf("%s: training loss %v", kind, last)
 		}
-		if acc, err := Accuracy(m, CPU{}, data); err != nil || acc < 0 || acc > 1 {
+		if acc, err := Accuracy(m, On(autograd.CPU), data); err != nil || acc < 0 || acc > 1 {
 			t.Fatalf("%s: accuracy %v, %v", kind, acc, err)
 		}
 	}
@@ -79,7 +79,12 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-func benchStep(b *testing.B, m nn.Module) {
+// benchStep times Adam steps of m at batch 128 on random inputs and
+// reports images/s and GFLOP/s, flop being the forward pass's floating
+// point operations per image (a forward and backward pass counts 3 times
+// the forward's). These are part of the regression check of
+// docs/PERFORMANCE.md, with ./bench.
+func benchStep(b *testing.B, m nn.Module, flop float64) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	data := synthetic(128, rng)
 	all := make([]int, 128)
@@ -97,18 +102,20 @@ func benchStep(b *testing.B, m nn.Module) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.N*len(all))/b.Elapsed().Seconds(), "images/s")
+	images := float64(b.N * len(all))
+	b.ReportMetric(images/b.Elapsed().Seconds(), "images/s")
+	b.ReportMetric(3*flop*images/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkMLPStep times one training step of the 784-128-10 MLP at batch
+// 128 from a [128, 1, 28, 28] input.
+func BenchmarkMLPStep(b *testing.B) {
+	benchStep(b, NewMLP(autograd.Float32, rand.New(rand.NewPCG(1, 1))), 2*(784*128+128*10))
 }
 
 // BenchmarkCNNStep times one training step of the CNN at batch 128.
 func BenchmarkCNNStep(b *testing.B) {
-	benchStep(b, NewCNN(autograd.Float32, rand.New(rand.NewPCG(1, 1))))
-}
-
-// BenchmarkMLPStepInput times one MLP training step at batch 128 from a
-// [128, 1, 28, 28] input.
-func BenchmarkMLPStepInput(b *testing.B) {
-	benchStep(b, NewMLP(autograd.Float32, rand.New(rand.NewPCG(1, 1))))
+	benchStep(b, NewCNN(autograd.Float32, rand.New(rand.NewPCG(1, 1))), 2*(8*9*28*28+16*8*9*14*14+784*64+64*10))
 }
 
 // BenchmarkEpochMLP times one full Fashion-MNIST training epoch of the MLP

@@ -7,12 +7,12 @@ import (
 	"github.com/dlca/dlca/autograd"
 )
 
-// The CPU twins of the tensor kernels (TensorKernels): autograd's own ops,
+// The CPU twins of the tensor kernels (tensorKernels): autograd's own ops,
 // on copies of the host slices.
 
 // MatMul is autograd.MatMul of the (transposed) operands, summed to
 // s.OutBatch.
-func (CPU) MatMul(a, b []float32, s MatMulSpec) ([]float32, error) {
+func (CPUTwin) MatMul(a, b []float32, s MatMulSpec) ([]float32, error) {
 	x, y := autograd.New(slices.Clone(a), s.AShape...), autograd.New(slices.Clone(b), s.BShape...)
 	if s.TransA {
 		x = autograd.Transpose(x, -1, -2)
@@ -46,22 +46,22 @@ func tensor(x []float32, shape []int) *autograd.Tensor {
 }
 
 // Permute is autograd.Permute.
-func (CPU) Permute(x []float32, shape, perm []int) ([]float32, error) {
+func (CPUTwin) Permute(x []float32, shape, perm []int) ([]float32, error) {
 	return autograd.Permute(tensor(x, shape), perm...).Data32(), nil
 }
 
 // Expand is autograd.Expand.
-func (CPU) Expand(x []float32, shape, to []int) ([]float32, error) {
+func (CPUTwin) Expand(x []float32, shape, to []int) ([]float32, error) {
 	return autograd.Expand(tensor(x, shape), to...).Data32(), nil
 }
 
 // Narrow is autograd.Narrow.
-func (CPU) Narrow(x []float32, shape []int, axis, start, length int) ([]float32, error) {
+func (CPUTwin) Narrow(x []float32, shape []int, axis, start, length int) ([]float32, error) {
 	return autograd.Narrow(tensor(x, shape), axis, start, length).Data32(), nil
 }
 
 // Cat is autograd.Cat.
-func (CPU) Cat(xs [][]float32, shapes [][]int, axis int) ([]float32, error) {
+func (CPUTwin) Cat(xs [][]float32, shapes [][]int, axis int) ([]float32, error) {
 	ts := make([]*autograd.Tensor, len(xs))
 	for i, x := range xs {
 		ts[i] = tensor(x, shapes[i])
@@ -70,7 +70,7 @@ func (CPU) Cat(xs [][]float32, shapes [][]int, axis int) ([]float32, error) {
 }
 
 // Stack is autograd.Stack.
-func (CPU) Stack(xs [][]float32, shape []int, axis int) ([]float32, error) {
+func (CPUTwin) Stack(xs [][]float32, shape []int, axis int) ([]float32, error) {
 	ts := make([]*autograd.Tensor, len(xs))
 	for i, x := range xs {
 		ts[i] = tensor(x, shape)
@@ -79,7 +79,7 @@ func (CPU) Stack(xs [][]float32, shape []int, axis int) ([]float32, error) {
 }
 
 // PadZero is autograd.Pad with value 0.
-func (CPU) PadZero(x []float32, shape, before, after []int) ([]float32, error) {
+func (CPUTwin) PadZero(x []float32, shape, before, after []int) ([]float32, error) {
 	var pads []int // (before, after) pairs from the last axis
 	for d := len(shape) - 1; d >= 0; d-- {
 		pads = append(pads, before[d], after[d])
@@ -88,27 +88,27 @@ func (CPU) PadZero(x []float32, shape, before, after []int) ([]float32, error) {
 }
 
 // SumTo is autograd.Sum over the summed axes.
-func (CPU) SumTo(x []float32, shape, to []int) ([]float32, error) {
+func (CPUTwin) SumTo(x []float32, shape, to []int) ([]float32, error) {
 	return sumTo(tensor(x, shape), to).Data32(), nil
 }
 
 // IndexSelect is autograd.IndexSelect.
-func (CPU) IndexSelect(x []float32, shape []int, axis int, idx []int) ([]float32, error) {
+func (CPUTwin) IndexSelect(x []float32, shape []int, axis int, idx []int) ([]float32, error) {
 	return autograd.IndexSelect(tensor(x, shape), axis, idx).Data32(), nil
 }
 
 // Gather is autograd.GatherShaped.
-func (CPU) Gather(x []float32, shape []int, axis int, index, indexShape []int) ([]float32, error) {
+func (CPUTwin) Gather(x []float32, shape []int, axis int, index, indexShape []int) ([]float32, error) {
 	return autograd.GatherShaped(tensor(x, shape), axis, index, indexShape).Data32(), nil
 }
 
 // ScatterAdd is autograd.ScatterAddShaped.
-func (CPU) ScatterAdd(t []float32, shape []int, axis int, index, indexShape []int, src []float32) ([]float32, error) {
+func (CPUTwin) ScatterAdd(t []float32, shape []int, axis int, index, indexShape []int, src []float32) ([]float32, error) {
 	return autograd.ScatterAddShaped(tensor(t, shape), axis, index, indexShape, tensor(src, indexShape)).Data32(), nil
 }
 
 // IndexAdd is autograd.IndexAdd.
-func (CPU) IndexAdd(t []float32, shape []int, axis int, idx []int, src []float32) ([]float32, error) {
+func (CPUTwin) IndexAdd(t []float32, shape []int, axis int, idx []int, src []float32) ([]float32, error) {
 	return autograd.IndexAdd(tensor(t, shape), axis, idx, tensor(src, selectShape(shape, axis, idx))).Data32(), nil
 }
 
@@ -120,23 +120,23 @@ func selectShape(shape []int, axis int, idx []int) []int {
 }
 
 // MaxPool is autograd.MaxPool2dWith.
-func (CPU) MaxPool(x []float32, shape []int, cfg autograd.Pool2dConfig) ([]float32, []int, error) {
+func (CPUTwin) MaxPool(x []float32, shape []int, cfg autograd.Pool2dConfig) ([]float32, []int, error) {
 	out, idx := autograd.MaxPool2dWith(tensor(x, shape), cfg)
 	return out.Data32(), idx, nil
 }
 
 // DropoutMask is autograd.Dropout of ones.
-func (CPU) DropoutMask(n int, p float64, rng *rand.Rand) ([]float32, error) {
+func (CPUTwin) DropoutMask(n int, p float64, rng *rand.Rand) ([]float32, error) {
 	return autograd.Dropout(autograd.Ones(autograd.Float32, n), p, true, rng).Data32(), nil
 }
 
 // Conv2d is autograd.Conv2d.
-func (CPU) Conv2d(x, w []float32, xShape, wShape []int, cfg autograd.Conv2dConfig) ([]float32, error) {
+func (CPUTwin) Conv2d(x, w []float32, xShape, wShape []int, cfg autograd.Conv2dConfig) ([]float32, error) {
 	return autograd.Conv2d(tensor(x, xShape), tensor(w, wShape), nil, cfg).Data32(), nil
 }
 
 // Conv2dInputGrad is the gradient of autograd.Conv2d's input.
-func (CPU) Conv2dInputGrad(gy, w []float32, xShape, wShape []int, cfg autograd.Conv2dConfig) ([]float32, error) {
+func (CPUTwin) Conv2dInputGrad(gy, w []float32, xShape, wShape []int, cfg autograd.Conv2dConfig) ([]float32, error) {
 	x := autograd.Zeros(autograd.Float32, xShape...).SetRequiresGrad(true)
 	y := autograd.Conv2d(x, tensor(w, wShape), nil, cfg)
 	if err := y.BackwardWith(tensor(gy, y.Shape())); err != nil {
@@ -146,7 +146,7 @@ func (CPU) Conv2dInputGrad(gy, w []float32, xShape, wShape []int, cfg autograd.C
 }
 
 // MaxPoolBackward is the gradient of autograd.MaxPool2dWith's input.
-func (CPU) MaxPoolBackward(x, gy []float32, shape []int, cfg autograd.Pool2dConfig) ([]float32, error) {
+func (CPUTwin) MaxPoolBackward(x, gy []float32, shape []int, cfg autograd.Pool2dConfig) ([]float32, error) {
 	xt := tensor(x, shape).SetRequiresGrad(true)
 	out, _ := autograd.MaxPool2dWith(xt, cfg)
 	if err := out.BackwardWith(tensor(gy, out.Shape())); err != nil {
@@ -157,7 +157,7 @@ func (CPU) MaxPoolBackward(x, gy []float32, shape []int, cfg autograd.Pool2dConf
 
 // MaxPoolGather is autograd.Gather of h's planes at MaxPool2dWith's
 // indices, 0 where a window chose none.
-func (CPU) MaxPoolGather(x, h []float32, shape []int, cfg autograd.Pool2dConfig) ([]float32, error) {
+func (CPUTwin) MaxPoolGather(x, h []float32, shape []int, cfg autograd.Pool2dConfig) ([]float32, error) {
 	out, idx := autograd.MaxPool2dWith(tensor(x, shape), cfg)
 	g := autograd.Pool2dGeometry(shape, cfg)
 	at, keep := make([]int, len(idx)), autograd.Zeros(autograd.Float32, len(idx))

@@ -16,7 +16,7 @@ import (
 // there is cast (exactly) from float32.
 type cpu64 struct{}
 
-func (cpu64) Name() string { return "cpu float64" }
+func (cpu64) String() string { return "cpu float64" }
 
 func (cpu64) Place(m nn.Module) (nn.Module, error) {
 	return castParameters(m, func(p *autograd.Tensor) (*autograd.Tensor, error) { return autograd.Cast(p, autograd.Float64), nil })
@@ -99,12 +99,12 @@ func checkTrajectories(t *testing.T, a, b Device) {
 		for i := range la {
 			rel := math.Abs(la[i]-lb[i]) / math.Abs(lb[i])
 			if !(rel <= tol) {
-				t.Fatalf("%s, step %d: loss %.8g on %v, %.8g on %v (relative difference %.2g, want at most %g)", kind, i, la[i], a.Name(), lb[i], b.Name(), rel, tol)
+				t.Fatalf("%s, step %d: loss %.8g on %v, %.8g on %v (relative difference %.2g, want at most %g)", kind, i, la[i], a, lb[i], b, rel, tol)
 			}
 			worst = max(worst, rel)
 		}
 		if !(la[steps-1] < 0.7*la[0]) {
-			t.Fatalf("%s on %s: loss %.4g at the first step and %.4g at the last: it did not train", kind, a.Name(), la[0], la[steps-1])
+			t.Fatalf("%s on %s: loss %.4g at the first step and %.4g at the last: it did not train", kind, a, la[0], la[steps-1])
 		}
 		t.Logf("%s: loss %.4f -> %.4f; worst relative difference %.2g", kind, la[0], la[steps-1], worst)
 	}
@@ -113,8 +113,8 @@ func checkTrajectories(t *testing.T, a, b Device) {
 // TestTrajectoryParity compares the CPU in float32 with the CPU in float64
 // (rounding alone) and, where there is one, with the GPU.
 func TestTrajectoryParity(t *testing.T) {
-	t.Run("cpu-float64", func(t *testing.T) { checkTrajectories(t, CPU{}, cpu64{}) })
-	t.Run("gpu", func(t *testing.T) { checkTrajectories(t, CPU{}, gpuOrSkip(t)) })
+	t.Run("cpu-float64", func(t *testing.T) { checkTrajectories(t, On(autograd.CPU), cpu64{}) })
+	t.Run("gpu", func(t *testing.T) { checkTrajectories(t, On(autograd.CPU), gpuOrSkip(t)) })
 }
 
 // TestSubsetDevicesAgree trains both models briefly (64 steps) on an MNIST
@@ -150,7 +150,7 @@ func TestSubsetDevicesAgree(t *testing.T) {
 	}
 	cpu := map[string][]int{}
 	for _, kind := range Models {
-		cpu[kind] = fit(t, CPU{}, kind)
+		cpu[kind] = fit(t, On(autograd.CPU), kind)
 		acc := accuracy(cpu[kind])
 		if acc < 0.7 {
 			t.Fatalf("%s on the CPU: test subset accuracy %.3f, want at least 0.7", kind, acc)

@@ -10,10 +10,11 @@ import (
 
 // Device is where a model trains. Train, Predict, Accuracy and Trajectory
 // build each batch on the CPU, move it with Input, and read results back with Host, so
-// the same code runs on every device.
+// the same code runs on every device. On makes one of an autograd device;
+// the tests add others (the CPU in float64).
 type Device interface {
-	// Name is the -device name ("cpu", "gpu").
-	Name() string
+	// String names the device in messages ("cpu", the GPU's adapter).
+	String() string
 	// Place returns m with its parameters on the device: m itself, moved in
 	// place, or a copy. Build the optimiser on the placed model.
 	Place(m nn.Module) (nn.Module, error)
@@ -24,20 +25,25 @@ type Device interface {
 	Host(t *autograd.Tensor) (*autograd.Tensor, error)
 }
 
-// CPU is the device every tensor starts on: placing and moving are no-ops.
-type CPU struct{}
+// On returns the Device that trains on dev, an autograd device: On(autograd.CPU)
+// trains where every tensor starts, so placing and moving change nothing.
+func On(dev autograd.Device) Device { return onDevice{dev} }
 
-// Name returns "cpu".
-func (CPU) Name() string { return "cpu" }
+// onDevice trains on an autograd device: the model moves there with nn.To,
+// each batch with To, and results come back to autograd.CPU.
+type onDevice struct{ dev autograd.Device }
 
-// Place returns m.
-func (CPU) Place(m nn.Module) (nn.Module, error) { return m, nil }
+// String returns the autograd device's name.
+func (d onDevice) String() string { return d.dev.String() }
 
-// Input returns x.
-func (CPU) Input(x *autograd.Tensor) (*autograd.Tensor, error) { return x, nil }
+// Place moves m's parameters and buffers to the device, in place (nn.To).
+func (d onDevice) Place(m nn.Module) (nn.Module, error) { return m, nn.To(m, d.dev) }
 
-// Host returns t.
-func (CPU) Host(t *autograd.Tensor) (*autograd.Tensor, error) { return t, nil }
+// Input returns x on the device.
+func (d onDevice) Input(x *autograd.Tensor) (*autograd.Tensor, error) { return x.To(d.dev) }
+
+// Host reads t back to the CPU, or returns the device's error.
+func (onDevice) Host(t *autograd.Tensor) (*autograd.Tensor, error) { return t.To(autograd.CPU) }
 
 // ErrGPUNotBuilt is -device gpu's error in a build without cgo, which the
 // GPU device (gpu.go) needs.
@@ -48,7 +54,7 @@ var ErrGPUNotBuilt = errors.New("-device gpu: this build has no cgo, so the GPU 
 func NewDevice(name string) (Device, func(), error) {
 	switch name {
 	case "cpu":
-		return CPU{}, func() {}, nil
+		return On(autograd.CPU), func() {}, nil
 	case "gpu":
 		return openGPU()
 	}

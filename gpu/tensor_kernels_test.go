@@ -6,11 +6,13 @@ import (
 	"github.com/dlca/dlca/autograd"
 )
 
-// TensorKernels are the kernels that run autograd's general ops (matrix
+// tensorKernels are the kernels that run autograd's general ops (matrix
 // products, shape and index ops, convolutions) on row-major float32 tensors,
 // as functions on host slices. Their CPU twins are autograd's own ops, so a
-// test holds each kernel to the CPU autograd's result.
-type TensorKernels interface {
+// test holds each kernel to the CPU autograd's result. GPU and CPUTwin
+// implement them in the tests only (the library records these kernels
+// through Ops, for autograd's device).
+type tensorKernels interface {
 	// MatMul returns op(a)·op(b) as s describes, of shape s.OutShape().
 	MatMul(a, b []float32, s MatMulSpec) ([]float32, error)
 
@@ -56,6 +58,8 @@ type TensorKernels interface {
 	// by, drawing its seed from rng.
 	DropoutMask(n int, p float64, rng *rand.Rand) ([]float32, error)
 }
+
+var _, _ tensorKernels = GPU{}, CPUTwin{}
 
 // MatMul runs matmul.wgsl.
 func (k GPU) MatMul(a, b []float32, s MatMulSpec) ([]float32, error) {
