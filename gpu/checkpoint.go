@@ -91,3 +91,21 @@ func (e *Engine) LoadOptimizerState(s optim.State) error {
 	e.opt.T, e.opt.Config.LR = steps, s.LR
 	return nil
 }
+
+// to32 and to64 convert a checkpoint's float64 buffers to the device's
+// float32 and back.
+func to32(s []float64) []float32 {
+	out := make([]float32, len(s))
+	for i, v := range s {
+		out[i] = float32(v)
+	}
+	return out
+}
+
+func to64(s []float32) []float64 {
+	out := make([]float64, len(s))
+	for i, v := range s {
+		out[i] = float64(v)
+	}
+	return out
+}

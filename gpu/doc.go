@@ -23,10 +23,12 @@
 //
 // Every kernel (shaders/gate_forward.wgsl, say) has a Program method that
 // records its dispatch (Program.GateForward) and a method of the same name
-// (or, for a kernel several ops share, the methods of those ops) in Kernels, on host slices, implemented twice: by GPU, which runs it as a
-// one-shot program, and by its CPU twin CPUTwin, which calls the very function
-// the CPU engine runs (gates.ForwardSoftFM, dlca.GatherNeighbourhood, ...).
-// Tests run one body against both. Kernels never use float atomics:
+// (or, for a kernel several ops share, the methods of those ops) in the
+// tests' Kernels interface, on host slices, implemented twice: by GPU, which
+// runs it as a one-shot program, and by its CPU twin CPUTwin, which calls the
+// very function the CPU engine runs (gates.ForwardSoftFM,
+// dlca.GatherNeighbourhood, ...). Tests run one body against both; the
+// harness lives in kernels_test.go and cputwin_test.go, outside the API. Kernels never use float atomics:
 // gradients that several threads would add to one place are gathered
 // through reverse indices instead, and reductions run in a fixed order, so
 // results are deterministic.

@@ -90,11 +90,16 @@ var sharedKernels = map[string][]string{
 }
 
 // TestEveryShaderHasATwin checks that each kernel file has a method of the
-// same name in Kernels (gate_forward.wgsl: GateForward, clip_value.wgsl: ClipValue),
-// or the methods sharedKernels lists for it, which the CPU twin implements
-// as well.
+// same name in Kernels or tensorKernels (gate_forward.wgsl: GateForward,
+// clip_value.wgsl: ClipValue, matmul.wgsl: MatMul), or the methods
+// sharedKernels lists for it, which the CPU twin implements as well.
 func TestEveryShaderHasATwin(t *testing.T) {
-	kernels := reflect.TypeFor[Kernels]()
+	var methods []string
+	for _, k := range []reflect.Type{reflect.TypeFor[Kernels](), reflect.TypeFor[tensorKernels]()} {
+		for i := range k.NumMethod() {
+			methods = append(methods, k.Method(i).Name)
+		}
+	}
 	names, _ := fs.Glob(shaders, "shaders/*.wgsl") // the automaton's: autograd's are checked by parity tests
 	for _, path := range names {
 		name := strings.TrimPrefix(path, "shaders/")
@@ -104,11 +109,11 @@ func TestEveryShaderHasATwin(t *testing.T) {
 		}
 		for _, twin := range twins {
 			found := false
-			for i := range kernels.NumMethod() {
-				found = found || strings.EqualFold(kernels.Method(i).Name, twin)
+			for _, m := range methods {
+				found = found || strings.EqualFold(m, twin)
 			}
 			if !found {
-				t.Errorf("%s has no twin: Kernels has no method %s", path, twin)
+				t.Errorf("%s has no twin: neither Kernels nor tensorKernels has a method %s", path, twin)
 			}
 		}
 	}

@@ -175,19 +175,3 @@ func (CPUTwin) StatePenaltyGrad(state, dstate []float32, weight float32) ([]floa
 	}
 	return out, nil
 }
-
-func to32(s []float64) []float32 {
-	out := make([]float32, len(s))
-	for i, v := range s {
-		out[i] = float32(v)
-	}
-	return out
-}
-
-func to64(s []float32) []float64 {
-	out := make([]float64, len(s))
-	for i, v := range s {
-		out[i] = float64(v)
-	}
-	return out
-}
