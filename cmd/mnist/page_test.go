@@ -204,6 +204,17 @@ func TestPageTrainsMNIST(t *testing.T) {
 			t.Fatalf("Go's MLP with the downloaded weights gives the drawing's 28x28 input probabilities %v, the page %v", probs, p.Probs)
 		}
 	}
+
+	// Switching: one epoch on the CPU (WebAssembly) in the same tab.
+	if device == "webgpu" {
+		start = time.Now()
+		browsertest.Eval[any](t, ctx, `document.getElementById("device").value = "cpu"; document.getElementById("epochs").value = 1; document.getElementById("start").click()`)
+		waitFor("done on the CPU", time.Minute, func() bool { return s.Done })
+		if len(s.Epochs) != 2 || s.Epochs[1].Device != "cpu" || !(s.Epochs[1].Accuracy > 0.5) {
+			t.Errorf("one epoch on the CPU after switching: %+v", s.Epochs)
+		}
+		t.Logf("one epoch on the CPU: %v; seconds per epoch by device: %v", time.Since(start).Round(time.Millisecond), s.Seconds)
+	}
 }
 
 func accuracies(s pageState) string {

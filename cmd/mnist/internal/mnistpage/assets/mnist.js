@@ -170,11 +170,14 @@
   }
 
   $("start").onclick = () => {
-    const err = dlcaMNIST.start(+$("epochs").value, +$("batch").value, +$("lr").value, +$("seed").value || 0, $("device").value);
-    if (err) { $("status").textContent = err; return; }
+    // Reset before starting: the trainer may report epoch 0 before start
+    // returns (on the CPU nothing makes it wait).
+    const before = state.epochs;
     state.epochs = []; state.done = false; state.error = null; state.running = true;
     $("start").disabled = true;
     drawPlot(+$("epochs").value);
+    const err = dlcaMNIST.start(+$("epochs").value, +$("batch").value, +$("lr").value, +$("seed").value || 0, $("device").value);
+    if (err) { state.epochs = before; state.running = false; $("start").disabled = false; $("status").textContent = err; drawPlot(); }
   };
   $("download").onclick = () => {
     const w = dlcaMNIST.weights();
