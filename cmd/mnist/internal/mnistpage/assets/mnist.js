@@ -99,7 +99,9 @@
   }
 
   // The drawing canvas: white ink on black, as MNIST's digits.
-  const draw = $("draw"), dctx = draw.getContext("2d");
+  // It is read back at every prediction, hence willReadFrequently (else
+  // Chromium warns on the console).
+  const draw = $("draw"), dctx = draw.getContext("2d", { willReadFrequently: true });
   let inked = false, last = null;
   function clearDrawing() {
     dctx.fillStyle = "#000"; dctx.fillRect(0, 0, draw.width, draw.height);
@@ -108,7 +110,10 @@
     $("input").getContext("2d").clearRect(0, 0, 28, 28);
   }
   function at(ev) { const r = draw.getBoundingClientRect(); return [(ev.clientX - r.left) * draw.width / r.width, (ev.clientY - r.top) * draw.height / r.height]; }
-  draw.addEventListener("pointerdown", (ev) => { last = at(ev); stroke(last, last); draw.setPointerCapture?.(ev.pointerId); });
+  draw.addEventListener("pointerdown", (ev) => {
+    last = at(ev); stroke(last, last);
+    try { draw.setPointerCapture(ev.pointerId); } catch (e) { /* a pointer no longer down: nothing to capture */ }
+  });
   draw.addEventListener("pointermove", (ev) => { if (!last) return; const p = at(ev); stroke(last, p); last = p; });
   const end = () => { if (last) { last = null; predict(); } };
   draw.addEventListener("pointerup", end);
