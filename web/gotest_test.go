@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -14,35 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/chromedp/chromedp"
 )
-
-// RequireWebGPUEnv turns "the browser offers no WebGPU adapter" from a
-// skipped test into a failed one; CI sets it (.ci/run), as
-// DLCA_REQUIRE_BROWSER for the browser itself.
-const RequireWebGPUEnv = "DLCA_REQUIRE_WEBGPU"
-
-// webgpuAdapter returns a description of the WebGPU adapter that the page
-// open in ctx is offered, skipping the test without one (or failing it
-// when DLCA_REQUIRE_WEBGPU=1).
-func webgpuAdapter(t *testing.T, ctx context.Context) string {
-	t.Helper()
-	desc := eval[string](t, ctx, `(async () => {
-		if (!navigator.gpu) return "";
-		const a = await navigator.gpu.requestAdapter();
-		if (!a) return "";
-		return [a.info.vendor, a.info.architecture, a.info.description].filter((s) => s).join(" ") +
-			(a.info.isFallbackAdapter ? " (fallback adapter)" : "");
-	})()`, chromedp.EvalAwaitPromise)
-	if desc == "" {
-		if os.Getenv(RequireWebGPUEnv) == "1" {
-			t.Fatalf("the browser offers no WebGPU adapter (%s=1 requires one; Chromium needs --enable-unsafe-webgpu)", RequireWebGPUEnv)
-		}
-		t.Skipf("skipping WebGPU test: the browser offers no adapter (set %s=1 to make this a failure)", RequireWebGPUEnv)
-	}
-	return desc
-}
 
 // goTestPage is a page that runs a Go test binary built for GOOS=js
 // GOARCH=wasm (embedded gzipped in base64, as the training page embeds its

@@ -17,7 +17,7 @@ func TestNoBrowser(t *testing.T) {
 		want          []string
 	}{
 		{"skips", RequireBrowserEnv + "=", false, []string{"skipping browser test", "chromium"}},
-		{"fails when required", RequireBrowserEnv + "=1", true, []string{"web: no browser", "requires one", "chromium", "scripts/deps"}},
+		{"fails when required", RequireBrowserEnv + "=1", true, []string{"no browser for the page tests", "requires one", "chromium", "scripts/deps"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run", "^TestScreenshotMatchesPainter$", "-test.v", "-test.count=1")

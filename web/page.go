@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dlca/dlca/circuit"
+	"github.com/dlca/dlca/internal/htmlpage"
 	"github.com/dlca/dlca/viewer/painter"
 )
 
@@ -141,7 +142,7 @@ func Write(w io.Writer, p *Page) error {
 	if err != nil {
 		return err
 	}
-	return fill(w, pageHTML, map[string]string{
+	return htmlpage.Fill(w, pageHTML, map[string]string{
 		"Title": html.EscapeString(p.Name), "Data": string(data), "Rule": rule.String(), "Sim": simJS, "UI": uiJS,
 	})
 }
@@ -155,19 +156,4 @@ func packCells(g *circuit.Grid) string {
 		b[i/8] |= v << (i % 8)
 	}
 	return base64.StdEncoding.EncodeToString(b)
-}
-
-// fill writes the page template tmpl with each {{.Key}} replaced by
-// fields[Key], in one pass (text put in is not scanned again). The
-// templates only substitute, so text/template is not needed, and leaving
-// it out keeps the training page's WebAssembly trainer, which writes
-// circuit pages, about 7 MB smaller (text/template's reflection keeps every
-// exported method linked).
-func fill(w io.Writer, tmpl string, fields map[string]string) error {
-	var pairs []string
-	for k, v := range fields {
-		pairs = append(pairs, "{{."+k+"}}", v)
-	}
-	_, err := strings.NewReplacer(pairs...).WriteString(w, tmpl)
-	return err
 }

@@ -1,10 +1,7 @@
 package web
 
 import (
-	"bytes"
-	"compress/gzip"
 	_ "embed"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -12,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dlca/dlca/experiments"
+	"github.com/dlca/dlca/internal/htmlpage"
 	"github.com/dlca/dlca/viewer/painter"
 )
 
@@ -66,21 +64,16 @@ func WriteTrain(w io.Writer, p *TrainPage) error {
 	if err := cfg.WriteTOML(&toml); err != nil {
 		return err
 	}
-	var z bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
-	zw.Write(p.Trainer.Wasm)
-	if err := zw.Close(); err != nil {
-		return err
-	}
 	// json.Marshal escapes <, > and &, so no setting can close the script.
 	settings, err := json.Marshal(map[string]any{"experiment": cfg.Name, "config": toml.String(), "iterations": iterations, "seed": p.Seed, "rgb": cfg.Colour, "colours": pageColours()})
 	if err != nil {
 		return err
 	}
-	return fill(w, trainHTML, map[string]string{
+	return htmlpage.Fill(w, trainHTML, map[string]string{
 		"Title":    html.EscapeString(cfg.Name),
 		"Settings": string(settings),
-		"Wasm":     base64.StdEncoding.EncodeToString(z.Bytes()),
+		"Wasm":     htmlpage.GzipBase64(p.Trainer.Wasm),
+		"Loader":   htmlpage.GoLoaderJS,
 		"WasmExec": string(p.Trainer.WasmExec),
 		"Script":   trainJS,
 	})

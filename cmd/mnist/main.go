@@ -12,6 +12,13 @@
 // cgo has only the CPU), each training step captured once and replayed
 // (gpu.Capture; -eager runs every step eagerly), the loss read back every
 // -loss-every steps.
+//
+// -export-html FILE trains nothing here: it writes a self-contained page
+// that trains the model in a browser tab, on WebGPU when the browser
+// offers it, classifies digits drawn on it and downloads the weights
+// (cmd/mnist/internal/mnistpage, docs/web.md).
+//
+//	go run ./cmd/mnist -export-html mnist.html
 package main
 
 import (
@@ -48,6 +55,8 @@ func run(args []string) error {
 	maxMemory := fs.String("max-memory", "", "refuse to train if the estimated memory exceeds this (e.g. 2GiB; default: the available memory, or the room under the container's limit if less)")
 	eager := fs.Bool("eager", false, "on -device gpu, run every training step eagerly instead of capturing it once and replaying it (gpu.Capture)")
 	lossEvery := fs.Int("loss-every", 0, "read the training loss back every N steps (and each epoch's last); the epoch's loss is the mean of those read (0: every step on the CPU, every 50 on the GPU)")
+	exportHTML := fs.String("export-html", "", "write the MNIST page to this file instead of training: it trains -model on -subset images (default 1000) in the browser, on WebGPU when offered, and classifies digits drawn on it (docs/web.md)")
+	heldOut := fs.Int("held-out", 1000, "with -export-html, the test images the page measures the model on")
 	data := fs.String("data", "", "directory holding the data set's four IDX files (default: the GoMNIST module for mnist, "+mnist.FashionDir+" for fashion)")
 	if err := runctl.ParseFlags(fs, args, os.Stdout); errors.Is(err, flag.ErrHelp) {
 		return nil
@@ -72,6 +81,9 @@ func run(args []string) error {
 	ds, err := mnist.DatasetNamed(*dataset)
 	if err != nil {
 		return err
+	}
+	if *exportHTML != "" {
+		return exportPage(fs, *exportHTML, ds, *data, *model, *subset, *heldOut, *epochs, *batch, *lr, *seed)
 	}
 	images := 60000 + 10000 // both sets of either data set
 	if *subset > 0 {

@@ -31,6 +31,8 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"-dataset", "mnist", "-data", empty}, "does not hold the mnist data set"},
 		{[]string{"stray"}, "unexpected argument"},
 		{[]string{"-batch", "x"}, "invalid value"},
+		{[]string{"-export-html", filepath.Join(empty, "p.html"), "-held-out", "0"}, "-held-out must be positive"},
+		{[]string{"-export-html", filepath.Join(empty, "p.html"), "-seed", "9007199254740992"}, "below 2^53"},
 	}
 	for _, c := range cases {
 		err := run(c.args)

@@ -1,7 +1,8 @@
 // Package gowasm builds a Go package of this module to WebAssembly with the
 // Go toolchain (GOOS=js GOARCH=wasm go build), for dlca export's training
-// page and web's tests of it: a command's work, kept out of the libraries
-// (the page's package, web, only writes what it is given). An interrupted
+// page, mnist -export-html's MNIST page and their tests: a command's work,
+// kept out of the libraries (the pages' packages only write what they are
+// given). An interrupted
 // build stops as on Ctrl-C and leaves nothing in TMPDIR.
 package gowasm
 
@@ -25,13 +26,13 @@ import (
 func Build(ctx context.Context, pkg string) (wasm, wasmExec []byte, err error) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		return nil, nil, fmt.Errorf("gowasm: %s (the training page's trainer) is built with the Go toolchain, and go is not on the PATH (install Go 1.26: https://go.dev/dl/)", pkg)
+		return nil, nil, fmt.Errorf("gowasm: %s (a web page's trainer) is built with the Go toolchain, and go is not on the PATH (install Go 1.26: https://go.dev/dl/)", pkg)
 	}
 	wasmEnv := append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	list := exec.CommandContext(ctx, gobin, "list", pkg)
 	list.Env = wasmEnv
 	if msg, err := list.CombinedOutput(); err != nil {
-		return nil, nil, fmt.Errorf("gowasm: %s (the training page's trainer) is built from the dlca sources: run this command inside the dlca repository (go list: %v: %s)", pkg, err, bytes.TrimSpace(msg))
+		return nil, nil, fmt.Errorf("gowasm: %s (a web page's trainer) is built from the dlca sources: run this command inside the dlca repository (go list: %v: %s)", pkg, err, bytes.TrimSpace(msg))
 	}
 	goroot, err := exec.CommandContext(ctx, gobin, "env", "GOROOT").Output()
 	if err != nil {

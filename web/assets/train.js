@@ -149,17 +149,10 @@
     window.open(state.circuitPage, "_blank");
   };
 
-  // Decompress and start the trainer.
-  (async function () {
-    const b64 = document.getElementById("dlca-wasm").textContent.trim();
-    const zipped = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
-    const wasm = await new Response(new Blob([zipped]).stream().pipeThrough(new DecompressionStream("gzip"))).arrayBuffer();
-    const go = new Go();
-    const { instance } = await WebAssembly.instantiate(wasm, go.importObject);
-    globalThis.wasm = { instance }; // cogentcore/webgpu's uploads read Go's memory through it
-    go.run(instance); // reports the WebGPU device (kind "device"), then the page is ready
+  // Decompress and start the trainer (dlcaRunGo: internal/htmlpage).
+  dlcaRunGo("dlca-wasm").then(() => { // it reports the WebGPU device (kind "device"), then the page is ready
     state.webgpu = !!navigator.gpu;
     $("status").textContent = "looking for WebGPU...";
     drawLoss(S.iterations);
-  })().catch((e) => { state.error = String(e); console.error("loading the trainer: " + e); $("status").textContent = "cannot load the trainer: " + e; });
+  }).catch((e) => { state.error = String(e); console.error("loading the trainer: " + e); $("status").textContent = "cannot load the trainer: " + e; });
 })();

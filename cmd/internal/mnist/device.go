@@ -45,8 +45,9 @@ func (d onDevice) Input(x *autograd.Tensor) (*autograd.Tensor, error) { return x
 // Host reads t back to the CPU, or returns the device's error.
 func (onDevice) Host(t *autograd.Tensor) (*autograd.Tensor, error) { return t.To(autograd.CPU) }
 
-// ErrGPUNotBuilt is -device gpu's error in a build without cgo, which the
-// GPU device (gpu.go) needs.
+// ErrGPUNotBuilt is -device gpu's error in a native build without cgo,
+// which the GPU device (gpu.go) needs there (wgpu-native); a browser build
+// (GOOS=js) has it on the browser's WebGPU.
 var ErrGPUNotBuilt = errors.New("-device gpu: this build has no cgo, so the GPU is not built in; rebuild with CGO_ENABLED=1 (and a C compiler), or use -device cpu")
 
 // NewDevice returns the device called name, "cpu" or "gpu", and the

@@ -1,4 +1,4 @@
-//go:build cgo
+//go:build cgo || js
 
 package mnist
 
@@ -17,8 +17,9 @@ type gpuDevice struct {
 	dev *gpu.AutogradDevice
 }
 
-// openGPU opens the best WebGPU adapter as an autograd device; no adapter
-// is gpu.ErrNoAdapter. The close function releases it. Its String names
+// openGPU opens the best WebGPU adapter as an autograd device (in a browser
+// build, the browser's: the MNIST page, cmd/mnist/internal/pagewasm); no
+// adapter is gpu.ErrNoAdapter. The close function releases it. Its String names
 // the adapter, so a run on a software adapter (lavapipe) says so in its
 // first line.
 func openGPU() (Device, func(), error) {
