@@ -206,6 +206,9 @@ type layerOp[F Float] struct {
 	d  Dims
 	p  *softParams[F]
 	xt []F // x, feature-major [inputs][rows]
+	// hard, if not nil, are the coefficients the forward pass steps with
+	// (ForwardStraightThrough); the backward pass keeps p's.
+	hard []F
 }
 
 func (op *layerOp[F]) Name() string { return "gates.Layer(" + op.l.Name + ")" }
@@ -215,7 +218,11 @@ func (op *layerOp[F]) Forward(in []*autograd.Tensor) *autograd.Tensor {
 	op.xt = make([]F, d.XLen())
 	transposeInto(op.xt, data[F](in[0]), d.Rows, d.inputs())
 	yt := make([]F, d.YLen())
-	ForwardSoftFM(yt, op.xt, op.p.coeffs, op.l.Wiring, d)
+	coeffs := op.p.coeffs
+	if op.hard != nil {
+		coeffs = op.hard
+	}
+	ForwardSoftFM(yt, op.xt, coeffs, op.l.Wiring, d)
 	out := autograd.Zeros(in[0].DType(), d.Rows, d.Groups, d.Out)
 	transposeInto(data[F](out), yt, d.Gates(), d.Rows)
 	return out

@@ -28,6 +28,9 @@ type deviceLayerOp struct {
 	l *Layer
 	d Dims
 	k DeviceKernels
+	// hard, if not nil, runs the forward pass with every gate its argmax
+	// op (ForwardStraightThrough); the backward pass is k's, soft.
+	hard StraightThroughKernels
 }
 
 // deviceKernels returns the gate kernels of x's device, panicking, naming
@@ -49,6 +52,10 @@ func (op *deviceLayerOp) Name() string { return "gates.Layer(" + op.l.Name + ")"
 func (op *deviceLayerOp) Forward(in []*autograd.Tensor) *autograd.Tensor {
 	x := in[0]
 	y := autograd.Empty(x.Device(), x.DType(), op.d.Rows, op.d.Groups, op.d.Out)
+	if op.hard != nil {
+		op.hard.GateLayerHard(y, x, in[1], op.l.Wiring, op.d)
+		return y
+	}
 	op.k.GateLayer(y, x, in[1], op.l.Wiring, op.d)
 	return y
 }

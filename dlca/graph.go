@@ -1,0 +1,114 @@
+package dlca
+
+import (
+	"fmt"
+
+	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/gates"
+)
+
+// GraphOptions configure GraphRolloutWith. The zero value is GraphRollout:
+// synchronous, soft, every step's activations kept.
+type GraphOptions struct {
+	// Fire, if not nil, makes the rollout asynchronous: a
+	// [steps, B, H, W, 1] tensor on the state's device, 1 where a cell
+	// fires at a step and 0 where it keeps its state. Config.FireTensor
+	// draws the masks an asynchronous Rollout with the same seed steps with.
+	// As a tensor it can be a captured step's input (package gpu), new
+	// every iteration.
+	Fire *autograd.Tensor
+	// StraightThrough steps forward with every gate its argmax op and
+	// backpropagates the soft model's gradient at those activations
+	// (gates.Layer.ForwardStraightThrough), as RolloutOptions.StraightThrough.
+	StraightThrough bool
+	// After, if not nil, is called after every step t (1-based) with the new
+	// state and returns the state to go on with (RolloutOptions.After); the
+	// state penalty of package bptt adds up the states here.
+	After func(t int, state *autograd.Tensor) *autograd.Tensor
+	// Recompute, if positive and shorter than the rollout, runs every
+	// Recompute steps inside autograd.Checkpoint: the forward pass keeps
+	// only the state at the start of each segment, and the backward pass
+	// runs each segment again (the same gradients, the activations of one
+	// segment alive at a time). Not with After, which would see the
+	// segments' states twice.
+	Recompute int
+}
+
+// GraphRolloutWith is GraphRollout with the options of an asynchronous,
+// straight-through, observed or checkpointed rollout: autograd's general
+// ops and each gate layer's fused op, which run wherever they run (an
+// autograd device too). On the CPU it computes what Rollout computes with
+// the same options (TestGraphRolloutWithMatchesRollout); Rollout is faster
+// there. It panics if Fire's shape does not fit or Recompute is combined
+// with After.
+func (m *Model) GraphRolloutWith(state *autograd.Tensor, steps int, opt GraphOptions) *autograd.Tensor {
+	s := state.Shape()
+	if f := opt.Fire; f != nil {
+		fs := f.Shape()
+		if len(s) != 4 || len(fs) != 5 || fs[0] < steps || fs[1] != s[0] || fs[2] != s[1] || fs[3] != s[2] || fs[4] != 1 {
+			panic(fmt.Sprintf("dlca: GraphRolloutWith: fire masks of shape %v for %d steps of a state of shape %v: want [steps, B, H, W, 1] (Config.FireTensor)", fs, steps, s))
+		}
+	}
+	layer := (*gates.Layer).Forward
+	if opt.StraightThrough {
+		layer = (*gates.Layer).ForwardStraightThrough
+	}
+	k := opt.Recompute
+	if k <= 0 || k >= steps {
+		return m.graphSteps(state, 0, steps, opt, layer)
+	}
+	if opt.After != nil {
+		panic("dlca: GraphRolloutWith: Recompute with After: the checkpointed segments run twice, so After would see their states twice (keep every step's activations instead)")
+	}
+	// NOTE: data as the initial state would make the first segment's
+	// output need no gradient (autograd.Checkpoint passes on the inputs'):
+	// a leaf of its own makes it record, as bptt's recomputed CPU loss does.
+	if !state.RequiresGrad() && !state.IsNoGrad() {
+		state = state.Detach().SetRequiresGrad(true)
+	}
+	for t0 := 0; t0 < steps; t0 += k {
+		n := min(k, steps-t0)
+		state = autograd.Checkpoint(func(xs []*autograd.Tensor) *autograd.Tensor {
+			return m.graphSteps(xs[0], t0, n, opt, layer)
+		}, state)
+	}
+	return state
+}
+
+// graphSteps runs steps t0 to t0+n-1 of a graph rollout.
+func (m *Model) graphSteps(state *autograd.Tensor, t0, n int, opt GraphOptions, layer func(*gates.Layer, *autograd.Tensor) *autograd.Tensor) *autograd.Tensor {
+	for t := t0; t < t0+n; t++ {
+		next := m.referenceStep(state, layer)
+		if opt.Fire != nil {
+			s := state.Shape()
+			fire := autograd.Reshape(autograd.Narrow(opt.Fire, 0, t, 1), s[0], s[1], s[2], 1)
+			next = autograd.Where(fire, next, state)
+		}
+		if opt.After != nil {
+			next = opt.After(t+1, next)
+		}
+		state = next
+	}
+	return state
+}
+
+// FireTensor returns the first steps fire masks of Config.FireMasks(seed)
+// for a grid of batch x height x width cells, the masks an asynchronous
+// Rollout with that seed steps with, as a [steps, batch, height, width, 1]
+// tensor of dtype holding 1 where a cell fires and 0 where it does not:
+// GraphOptions.Fire.
+func (c Config) FireTensor(dtype autograd.DType, seed uint64, steps, batch, height, width int) *autograd.Tensor {
+	cells := batch * height * width
+	masks := c.FireMasks(seed)
+	v := make([]float64, 0, steps*cells)
+	for range steps {
+		for _, f := range masks.Next(cells) {
+			if f {
+				v = append(v, 1)
+			} else {
+				v = append(v, 0)
+			}
+		}
+	}
+	return autograd.Cast(autograd.New64(v, steps, batch, height, width, 1), dtype)
+}
