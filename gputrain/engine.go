@@ -270,18 +270,24 @@ func (e *Engine) loss(in []*autograd.Tensor, md mode) (loss, total *autograd.Ten
 }
 
 // Model implements bptt.Engine: the setup's model with the logits trained
-// so far, read back from the device.
+// so far, read back from the device in one read (every layer's logits
+// concatenated there first).
 func (e *Engine) Model() (*dlca.Model, error) {
-	m := e.host.Clone()
+	flat := make([]*autograd.Tensor, len(e.params))
 	for i, p := range e.params {
-		v, err := p.To(autograd.CPU)
-		if err != nil {
-			return nil, fmt.Errorf("gputrain: reading back layer %s's logits: %w", m.Layers()[i].Name, err)
-		}
-		dst := m.Params()[i]
+		flat[i] = autograd.Reshape(p.Detach(), p.Len())
+	}
+	v, err := autograd.Cat(0, flat...).To(autograd.CPU)
+	if err != nil {
+		return nil, fmt.Errorf("gputrain: reading back the logits: %w", err)
+	}
+	m := e.host.Clone()
+	off := 0
+	for _, dst := range m.Params() {
 		for j := range dst.Len() {
-			dst.SetAt(j, v.At(j))
+			dst.SetAt(j, v.At(off+j))
 		}
+		off += dst.Len()
 	}
 	return m, nil
 }
