@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/dlca/dlca/autograd"
-	"github.com/dlca/dlca/gates"
 )
 
 // GraphOptions configure GraphRolloutWith. The zero value is GraphRollout:
@@ -19,7 +18,7 @@ type GraphOptions struct {
 	Fire *autograd.Tensor
 	// StraightThrough steps forward with every gate its argmax op and
 	// backpropagates the soft model's gradient at those activations
-	// (gates.Layer.ForwardStraightThrough), as RolloutOptions.StraightThrough.
+	// (gates.Layer.ForwardFM's straight), as RolloutOptions.StraightThrough.
 	StraightThrough bool
 	// After, if not nil, is called after every step t (1-based) with the new
 	// state and returns the state to go on with (RolloutOptions.After); the
@@ -49,13 +48,9 @@ func (m *Model) GraphRolloutWith(state *autograd.Tensor, steps int, opt GraphOpt
 			panic(fmt.Sprintf("dlca: GraphRolloutWith: fire masks of shape %v for %d steps of a state of shape %v: want [steps, B, H, W, 1] (Config.FireTensor)", fs, steps, s))
 		}
 	}
-	layer := (*gates.Layer).Forward
-	if opt.StraightThrough {
-		layer = (*gates.Layer).ForwardStraightThrough
-	}
 	k := opt.Recompute
 	if k <= 0 || k >= steps {
-		return m.graphSteps(state, 0, steps, opt, layer)
+		return m.graphSteps(state, 0, steps, opt)
 	}
 	if opt.After != nil {
 		panic("dlca: GraphRolloutWith: Recompute with After: the checkpointed segments run twice, so After would see their states twice (keep every step's activations instead)")
@@ -69,16 +64,16 @@ func (m *Model) GraphRolloutWith(state *autograd.Tensor, steps int, opt GraphOpt
 	for t0 := 0; t0 < steps; t0 += k {
 		n := min(k, steps-t0)
 		state = autograd.Checkpoint(func(xs []*autograd.Tensor) *autograd.Tensor {
-			return m.graphSteps(xs[0], t0, n, opt, layer)
+			return m.graphSteps(xs[0], t0, n, opt)
 		}, state)
 	}
 	return state
 }
 
 // graphSteps runs steps t0 to t0+n-1 of a graph rollout.
-func (m *Model) graphSteps(state *autograd.Tensor, t0, n int, opt GraphOptions, layer func(*gates.Layer, *autograd.Tensor) *autograd.Tensor) *autograd.Tensor {
+func (m *Model) graphSteps(state *autograd.Tensor, t0, n int, opt GraphOptions) *autograd.Tensor {
 	for t := t0; t < t0+n; t++ {
-		next := m.referenceStep(state, layer)
+		next := m.graphStep(state, opt.StraightThrough)
 		if opt.Fire != nil {
 			s := state.Shape()
 			fire := autograd.Reshape(autograd.Narrow(opt.Fire, 0, t, 1), s[0], s[1], s[2], 1)
@@ -90,6 +85,33 @@ func (m *Model) graphSteps(state *autograd.Tensor, t0, n int, opt GraphOptions, 
 		state = next
 	}
 	return state
+}
+
+// graphStep is referenceStep with the activations feature-major, the
+// gate kernels' layout (gates.Layer.ForwardFM): the neighbourhoods are
+// [9, cells*C], every layer's output [Groups, Out, rows] is the next one's
+// input as it is, and only the perception's outputs (reordered into the
+// update network's input features), the state's own channels and the new
+// state are permuted, three permutes a step instead of two per layer.
+func (m *Model) graphStep(state *autograd.Tensor, straight bool) *autograd.Tensor {
+	cfg := m.Config
+	s := state.Shape()
+	bsz, h, w, c := s[0], s[1], s[2], s[3]
+	n := bsz * h * w
+	x := autograd.Reshape(autograd.Stack(0, neighbourhoodViews(state, cfg.Boundary)...), NeighbourhoodSize, n*c)
+	for _, l := range m.Perception {
+		x = l.ForwardFM(x, straight) // [Kernels, Out, cells*C]
+	}
+	// The update network's input feature of channel ch, bit b and kernel k
+	// is ch*bits*Kernels + b*Kernels + k, after the C own channels
+	// (referenceStep's order).
+	bits := cfg.PerceptionBits()
+	percep := autograd.Reshape(autograd.Permute(autograd.Reshape(x, cfg.Kernels, bits, n, c), 3, 1, 0, 2), c*bits*cfg.Kernels, n)
+	x = autograd.Cat(0, autograd.Permute(autograd.Reshape(state, n, c), 1, 0), percep)
+	for _, l := range m.Update {
+		x = autograd.Reshape(l.ForwardFM(x, straight), l.Out, n)
+	}
+	return autograd.Reshape(autograd.Permute(x, 1, 0), bsz, h, w, c)
 }
 
 // FireTensor returns the first steps fire masks of Config.FireMasks(seed)

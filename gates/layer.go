@@ -142,6 +142,20 @@ func (l *Layer) Forward(x *autograd.Tensor) *autograd.Tensor {
 // dims checks x and the wiring against the layer and returns the shape of
 // the application.
 func (l *Layer) dims(x *autograd.Tensor) Dims {
+	l.checkApply(x)
+	s := x.Shape()
+	switch {
+	case len(s) == 2 && s[1] == l.In:
+		return Dims{Rows: s[0], Groups: l.Groups, In: l.In, Out: l.Out, SharedInput: true}
+	case len(s) == 3 && s[1] == l.Groups && s[2] == l.In:
+		return Dims{Rows: s[0], Groups: l.Groups, In: l.In, Out: l.Out}
+	}
+	panic(fmt.Sprintf("gates: layer %q: Forward: input of shape %v, want [rows %d] or [rows %d %d]", l.Name, s, l.In, l.Groups, l.In))
+}
+
+// checkApply panics, naming the layer, if its logits or wiring are
+// malformed or x's dtype is not the logits'.
+func (l *Layer) checkApply(x *autograd.Tensor) {
 	if err := l.checkLogitsShape(); err != nil {
 		panic(err.Error())
 	}
@@ -154,14 +168,6 @@ func (l *Layer) dims(x *autograd.Tensor) Dims {
 	if x.DType() != l.Logits.DType() {
 		panic(fmt.Sprintf("gates: layer %q: Forward: %v input for %v logits", l.Name, x.DType(), l.Logits.DType()))
 	}
-	s := x.Shape()
-	switch {
-	case len(s) == 2 && s[1] == l.In:
-		return Dims{Rows: s[0], Groups: l.Groups, In: l.In, Out: l.Out, SharedInput: true}
-	case len(s) == 3 && s[1] == l.Groups && s[2] == l.In:
-		return Dims{Rows: s[0], Groups: l.Groups, In: l.In, Out: l.Out}
-	}
-	panic(fmt.Sprintf("gates: layer %q: Forward: input of shape %v, want [rows %d] or [rows %d %d]", l.Name, s, l.In, l.Groups, l.In))
 }
 
 // softParams are the probabilities and coefficients computed from one set of
@@ -207,21 +213,30 @@ type layerOp[F Float] struct {
 	p  *softParams[F]
 	xt []F // x, feature-major [inputs][rows]
 	// hard, if not nil, are the coefficients the forward pass steps with
-	// (ForwardStraightThrough); the backward pass keeps p's.
+	// (ForwardFM straight-through); the backward pass keeps p's.
 	hard []F
+	// fm: x, y and their gradients are feature-major tensors already
+	// (ForwardFM), so nothing is transposed.
+	fm bool
 }
 
 func (op *layerOp[F]) Name() string { return "gates.Layer(" + op.l.Name + ")" }
 
 func (op *layerOp[F]) Forward(in []*autograd.Tensor) *autograd.Tensor {
 	d := op.d
-	op.xt = make([]F, d.XLen())
-	transposeInto(op.xt, data[F](in[0]), d.Rows, d.inputs())
-	yt := make([]F, d.YLen())
 	coeffs := op.p.coeffs
 	if op.hard != nil {
 		coeffs = op.hard
 	}
+	if op.fm {
+		op.xt = data[F](in[0])
+		out := autograd.Zeros(in[0].DType(), d.Groups, d.Out, d.Rows)
+		ForwardSoftFM(data[F](out), op.xt, coeffs, op.l.Wiring, d)
+		return out
+	}
+	op.xt = make([]F, d.XLen())
+	transposeInto(op.xt, data[F](in[0]), d.Rows, d.inputs())
+	yt := make([]F, d.YLen())
 	ForwardSoftFM(yt, op.xt, coeffs, op.l.Wiring, d)
 	out := autograd.Zeros(in[0].DType(), d.Rows, d.Groups, d.Out)
 	transposeInto(data[F](out), yt, d.Gates(), d.Rows)
@@ -238,13 +253,21 @@ func (op *layerOp[F]) Backward(g *autograd.Tensor, in []*autograd.Tensor, _ *aut
 	if logits.RequiresGrad() {
 		sums = make([]float64, 4*d.Gates())
 	}
-	gt, dxt := make([]F, d.YLen()), make([]F, d.XLen())
-	transposeInto(gt, data[F](g), d.Rows, d.Gates())
-	BackwardSoftFM(dxt, sums, gt, op.xt, op.p.coeffs, op.l.Wiring, d)
 	var dx, dlogits *autograd.Tensor
-	if x.RequiresGrad() {
+	if op.fm {
 		dx = autograd.ZerosLike(x)
-		transposeInto(data[F](dx), dxt, d.inputs(), d.Rows)
+		BackwardSoftFM(data[F](dx), sums, data[F](g), op.xt, op.p.coeffs, op.l.Wiring, d)
+		if !x.RequiresGrad() {
+			dx = nil
+		}
+	} else {
+		gt, dxt := make([]F, d.YLen()), make([]F, d.XLen())
+		transposeInto(gt, data[F](g), d.Rows, d.Gates())
+		BackwardSoftFM(dxt, sums, gt, op.xt, op.p.coeffs, op.l.Wiring, d)
+		if x.RequiresGrad() {
+			dx = autograd.ZerosLike(x)
+			transposeInto(data[F](dx), dxt, d.inputs(), d.Rows)
+		}
 	}
 	if sums != nil {
 		dlogits = autograd.ZerosLike(logits)

@@ -28,9 +28,10 @@ type deviceLayerOp struct {
 	l *Layer
 	d Dims
 	k DeviceKernels
-	// hard, if not nil, runs the forward pass with every gate its argmax
-	// op (ForwardStraightThrough); the backward pass is k's, soft.
-	hard StraightThroughKernels
+	// fm runs the feature-major kernels (ForwardFM): fmk's, with straight
+	// for a straight-through forward pass.
+	fm       FMKernels
+	straight bool
 }
 
 // deviceKernels returns the gate kernels of x's device, panicking, naming
@@ -51,11 +52,12 @@ func (op *deviceLayerOp) Name() string { return "gates.Layer(" + op.l.Name + ")"
 
 func (op *deviceLayerOp) Forward(in []*autograd.Tensor) *autograd.Tensor {
 	x := in[0]
-	y := autograd.Empty(x.Device(), x.DType(), op.d.Rows, op.d.Groups, op.d.Out)
-	if op.hard != nil {
-		op.hard.GateLayerHard(y, x, in[1], op.l.Wiring, op.d)
+	if op.fm != nil {
+		y := autograd.Empty(x.Device(), x.DType(), op.d.Groups, op.d.Out, op.d.Rows)
+		op.fm.GateLayerFM(y, x, in[1], op.l.Wiring, op.d, op.straight)
 		return y
 	}
+	y := autograd.Empty(x.Device(), x.DType(), op.d.Rows, op.d.Groups, op.d.Out)
 	op.k.GateLayer(y, x, in[1], op.l.Wiring, op.d)
 	return y
 }
@@ -69,7 +71,11 @@ func (op *deviceLayerOp) Backward(g *autograd.Tensor, in []*autograd.Tensor, _ *
 	if logits.RequiresGrad() {
 		dlogits = autograd.Empty(x.Device(), x.DType(), logits.Shape()...)
 	}
-	if dx != nil || dlogits != nil {
+	switch {
+	case dx == nil && dlogits == nil:
+	case op.fm != nil:
+		op.fm.GateLayerFMBackward(dx, dlogits, g, x, logits, op.l.Wiring, op.d)
+	default:
 		op.k.GateLayerBackward(dx, dlogits, g, x, logits, op.l.Wiring, op.d)
 	}
 	return []*autograd.Tensor{dx, dlogits}
