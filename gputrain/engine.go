@@ -59,6 +59,8 @@ type Engine struct {
 	steps    *steps // captured for mode
 	mode     mode
 	last     Counts
+	// ownDevice: Close closes dev too (SelectEngine opened it).
+	ownDevice bool
 }
 
 // mode is what a captured step has frozen in it.
@@ -303,11 +305,15 @@ func (e *Engine) release() {
 	e.steps = nil
 }
 
-// Close implements bptt.Engine: it releases the captured steps (the device
-// stays the caller's).
+// Close implements bptt.Engine: it releases the captured steps; the device
+// stays the caller's, except one SelectEngine opened, which it closes.
 func (e *Engine) Close() error {
 	e.release()
-	return e.dev.Err()
+	err := e.dev.Err()
+	if e.ownDevice {
+		e.dev.Close()
+	}
+	return err
 }
 
 var (

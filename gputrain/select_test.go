@@ -1,0 +1,50 @@
+package gputrain
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/gpu"
+)
+
+// TestSelectEngine: gpu is this package's engine, on a device it owns;
+// gpu-recorded the recorded CA engine; cpu the CPU engine; auto the CPU on
+// a software adapter; an unknown name an error listing the names.
+func TestSelectEngine(t *testing.T) {
+	dev := device(t) // skips without an adapter
+	s, _ := trained(t, "checkerboard", 4, 4, 0, 0)
+	for _, c := range []struct {
+		device, desc string
+		check        func(bptt.Engine) bool
+	}{
+		{"gpu", "gpu: ", func(e bptt.Engine) bool { g, ok := e.(*Engine); return ok && g.ownDevice }},
+		{"gpu-recorded", "(recorded engine)", func(e bptt.Engine) bool { _, ok := e.(*gpu.Engine); return ok }},
+		{"cpu", "cpu", func(e bptt.Engine) bool { _, ok := e.(*bptt.CPUEngine); return ok }},
+	} {
+		e, desc, err := SelectEngine(c.device, s, nil)
+		if err != nil {
+			t.Fatalf("-device %s: %v", c.device, err)
+		}
+		if !c.check(e) || !strings.Contains(desc, c.desc) {
+			t.Errorf("-device %s: %T described %q", c.device, e, desc)
+		}
+		if err := e.Close(); err != nil {
+			t.Errorf("-device %s: Close: %v", c.device, err)
+		}
+	}
+	if dev.Device().IsSoftware() {
+		var log strings.Builder
+		e, desc, err := SelectEngine("auto", s, &log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Close()
+		if _, ok := e.(*bptt.CPUEngine); !ok || desc != "cpu" || !strings.Contains(log.String(), "only a software adapter") {
+			t.Errorf("-device auto on a software adapter: %T %q, log %q; want the CPU engine, saying why", e, desc, log.String())
+		}
+	}
+	if _, _, err := SelectEngine("tpu", s, nil); err == nil || !strings.Contains(err.Error(), Devices) {
+		t.Errorf("-device tpu: %v; want an error listing %s", err, Devices)
+	}
+}
