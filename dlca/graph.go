@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dlca/dlca/autograd"
+	"github.com/dlca/dlca/gates"
 )
 
 // GraphOptions configure GraphRolloutWith. The zero value is GraphRollout:
@@ -18,7 +19,8 @@ type GraphOptions struct {
 	Fire *autograd.Tensor
 	// StraightThrough steps forward with every gate its argmax op and
 	// backpropagates the soft model's gradient at those activations
-	// (gates.Layer.ForwardFM's straight), as RolloutOptions.StraightThrough.
+	// (gates.Layer.HardCoefficients in ForwardFMWith), as
+	// RolloutOptions.StraightThrough.
 	StraightThrough bool
 	// After, if not nil, is called after every step t (1-based) with the new
 	// state and returns the state to go on with (RolloutOptions.After); the
@@ -50,30 +52,43 @@ func (m *Model) GraphRolloutWith(state *autograd.Tensor, steps int, opt GraphOpt
 	}
 	k := opt.Recompute
 	if k <= 0 || k >= steps {
-		return m.graphSteps(state, 0, steps, opt)
+		return m.graphSteps(state, 0, steps, opt, m.graphCoefficients(opt.StraightThrough))
 	}
 	if opt.After != nil {
 		panic("dlca: GraphRolloutWith: Recompute with After: the checkpointed segments run twice, so After would see their states twice (keep every step's activations instead)")
 	}
-	// NOTE: data as the initial state would make the first segment's
-	// output need no gradient (autograd.Checkpoint passes on the inputs'):
-	// a leaf of its own makes it record, as bptt's recomputed CPU loss does.
-	if !state.RequiresGrad() && !state.IsNoGrad() {
-		state = state.Detach().SetRequiresGrad(true)
+	// NOTE: the segments step with leaves sharing the coefficients' data,
+	// which they close over, so that each step's gradient is added into
+	// the leaves in the order one backward pass adds it (step T-1 first; as
+	// bptt's recomputed CPU loss does); the tie below, the first op of the
+	// rollout and so the last of its backward pass, hands the totals to the
+	// coefficients, whose softmax gradient then runs once: the gradients
+	// are bit for bit the plain rollout's.
+	gc := m.graphCoefficients(opt.StraightThrough)
+	leaves := &graphCoeffs{hard: gc.hard}
+	for _, c := range gc.soft {
+		leaves.soft = append(leaves.soft, c.Detach().SetRequiresGrad(true))
 	}
+	state = autograd.RecordFirstOrder("dlca.tieCoefficients", state.Detach(), append([]*autograd.Tensor{state}, gc.soft...), func(g *autograd.Tensor) []*autograd.Tensor {
+		grads := []*autograd.Tensor{g}
+		for _, l := range leaves.soft {
+			grads = append(grads, l.Grad())
+		}
+		return grads
+	})
 	for t0 := 0; t0 < steps; t0 += k {
 		n := min(k, steps-t0)
 		state = autograd.Checkpoint(func(xs []*autograd.Tensor) *autograd.Tensor {
-			return m.graphSteps(xs[0], t0, n, opt)
+			return m.graphSteps(xs[0], t0, n, opt, leaves)
 		}, state)
 	}
 	return state
 }
 
 // graphSteps runs steps t0 to t0+n-1 of a graph rollout.
-func (m *Model) graphSteps(state *autograd.Tensor, t0, n int, opt GraphOptions) *autograd.Tensor {
+func (m *Model) graphSteps(state *autograd.Tensor, t0, n int, opt GraphOptions, c *graphCoeffs) *autograd.Tensor {
 	for t := t0; t < t0+n; t++ {
-		next := m.graphStep(state, opt.StraightThrough)
+		next := m.graphStep(state, c)
 		if opt.Fire != nil {
 			s := state.Shape()
 			fire := autograd.Reshape(autograd.Narrow(opt.Fire, 0, t, 1), s[0], s[1], s[2], 1)
@@ -88,19 +103,27 @@ func (m *Model) graphSteps(state *autograd.Tensor, t0, n int, opt GraphOptions) 
 }
 
 // graphStep is referenceStep with the activations feature-major, the
-// gate kernels' layout (gates.Layer.ForwardFM): the neighbourhoods are
+// gate kernels' layout (gates.Layer.ForwardFMWith, with the coefficients
+// computed once for the rollout): the neighbourhoods are
 // [9, cells*C], every layer's output [Groups, Out, rows] is the next one's
 // input as it is, and only the perception's outputs (reordered into the
 // update network's input features), the state's own channels and the new
 // state are permuted, three permutes a step instead of two per layer.
-func (m *Model) graphStep(state *autograd.Tensor, straight bool) *autograd.Tensor {
+func (m *Model) graphStep(state *autograd.Tensor, gc *graphCoeffs) *autograd.Tensor {
 	cfg := m.Config
+	apply := func(i int, l *gates.Layer, x *autograd.Tensor) *autograd.Tensor {
+		var hard *autograd.Tensor
+		if gc.hard != nil {
+			hard = gc.hard[i]
+		}
+		return l.ForwardFMWith(x, gc.soft[i], hard)
+	}
 	s := state.Shape()
 	bsz, h, w, c := s[0], s[1], s[2], s[3]
 	n := bsz * h * w
 	x := autograd.Reshape(autograd.Stack(0, neighbourhoodViews(state, cfg.Boundary)...), NeighbourhoodSize, n*c)
-	for _, l := range m.Perception {
-		x = l.ForwardFM(x, straight) // [Kernels, Out, cells*C]
+	for i, l := range m.Perception {
+		x = apply(i, l, x) // [Kernels, Out, cells*C]
 	}
 	// The update network's input feature of channel ch, bit b and kernel k
 	// is ch*bits*Kernels + b*Kernels + k, after the C own channels
@@ -108,10 +131,29 @@ func (m *Model) graphStep(state *autograd.Tensor, straight bool) *autograd.Tenso
 	bits := cfg.PerceptionBits()
 	percep := autograd.Reshape(autograd.Permute(autograd.Reshape(x, cfg.Kernels, bits, n, c), 3, 1, 0, 2), c*bits*cfg.Kernels, n)
 	x = autograd.Cat(0, autograd.Permute(autograd.Reshape(state, n, c), 1, 0), percep)
-	for _, l := range m.Update {
-		x = autograd.Reshape(l.ForwardFM(x, straight), l.Out, n)
+	for i, l := range m.Update {
+		x = autograd.Reshape(apply(len(m.Perception)+i, l, x), l.Out, n)
 	}
 	return autograd.Reshape(autograd.Permute(x, 1, 0), bsz, h, w, c)
+}
+
+// graphCoeffs are every layer's coefficients (Layers order), computed once
+// for a rollout, and its hard ones when it is straight-through.
+type graphCoeffs struct{ soft, hard []*autograd.Tensor }
+
+// graphCoefficients computes the coefficients of every layer once
+// (gates.Layer.Coefficients, HardCoefficients): every step reads them, and
+// their gradient reaches the logits through the softmax once, from the
+// per-gate sums of all the steps added up (as Rollout's coeffOp does).
+func (m *Model) graphCoefficients(straight bool) *graphCoeffs {
+	c := &graphCoeffs{}
+	for _, l := range m.Layers() {
+		c.soft = append(c.soft, l.Coefficients())
+		if straight {
+			c.hard = append(c.hard, l.HardCoefficients())
+		}
+	}
+	return c
 }
 
 // FireTensor returns the first steps fire masks of Config.FireMasks(seed)

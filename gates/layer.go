@@ -212,32 +212,16 @@ type layerOp[F Float] struct {
 	d  Dims
 	p  *softParams[F]
 	xt []F // x, feature-major [inputs][rows]
-	// hard, if not nil, are the coefficients the forward pass steps with
-	// (ForwardFM straight-through); the backward pass keeps p's.
-	hard []F
-	// fm: x, y and their gradients are feature-major tensors already
-	// (ForwardFM), so nothing is transposed.
-	fm bool
 }
 
 func (op *layerOp[F]) Name() string { return "gates.Layer(" + op.l.Name + ")" }
 
 func (op *layerOp[F]) Forward(in []*autograd.Tensor) *autograd.Tensor {
 	d := op.d
-	coeffs := op.p.coeffs
-	if op.hard != nil {
-		coeffs = op.hard
-	}
-	if op.fm {
-		op.xt = data[F](in[0])
-		out := autograd.Zeros(in[0].DType(), d.Groups, d.Out, d.Rows)
-		ForwardSoftFM(data[F](out), op.xt, coeffs, op.l.Wiring, d)
-		return out
-	}
 	op.xt = make([]F, d.XLen())
 	transposeInto(op.xt, data[F](in[0]), d.Rows, d.inputs())
 	yt := make([]F, d.YLen())
-	ForwardSoftFM(yt, op.xt, coeffs, op.l.Wiring, d)
+	ForwardSoftFM(yt, op.xt, op.p.coeffs, op.l.Wiring, d)
 	out := autograd.Zeros(in[0].DType(), d.Rows, d.Groups, d.Out)
 	transposeInto(data[F](out), yt, d.Gates(), d.Rows)
 	return out
@@ -253,21 +237,13 @@ func (op *layerOp[F]) Backward(g *autograd.Tensor, in []*autograd.Tensor, _ *aut
 	if logits.RequiresGrad() {
 		sums = make([]float64, 4*d.Gates())
 	}
+	gt, dxt := make([]F, d.YLen()), make([]F, d.XLen())
+	transposeInto(gt, data[F](g), d.Rows, d.Gates())
+	BackwardSoftFM(dxt, sums, gt, op.xt, op.p.coeffs, op.l.Wiring, d)
 	var dx, dlogits *autograd.Tensor
-	if op.fm {
+	if x.RequiresGrad() {
 		dx = autograd.ZerosLike(x)
-		BackwardSoftFM(data[F](dx), sums, data[F](g), op.xt, op.p.coeffs, op.l.Wiring, d)
-		if !x.RequiresGrad() {
-			dx = nil
-		}
-	} else {
-		gt, dxt := make([]F, d.YLen()), make([]F, d.XLen())
-		transposeInto(gt, data[F](g), d.Rows, d.Gates())
-		BackwardSoftFM(dxt, sums, gt, op.xt, op.p.coeffs, op.l.Wiring, d)
-		if x.RequiresGrad() {
-			dx = autograd.ZerosLike(x)
-			transposeInto(data[F](dx), dxt, d.inputs(), d.Rows)
-		}
+		transposeInto(data[F](dx), dxt, d.inputs(), d.Rows)
 	}
 	if sums != nil {
 		dlogits = autograd.ZerosLike(logits)

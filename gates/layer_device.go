@@ -28,10 +28,6 @@ type deviceLayerOp struct {
 	l *Layer
 	d Dims
 	k DeviceKernels
-	// fm runs the feature-major kernels (ForwardFM): fmk's, with straight
-	// for a straight-through forward pass.
-	fm       FMKernels
-	straight bool
 }
 
 // deviceKernels returns the gate kernels of x's device, panicking, naming
@@ -52,11 +48,6 @@ func (op *deviceLayerOp) Name() string { return "gates.Layer(" + op.l.Name + ")"
 
 func (op *deviceLayerOp) Forward(in []*autograd.Tensor) *autograd.Tensor {
 	x := in[0]
-	if op.fm != nil {
-		y := autograd.Empty(x.Device(), x.DType(), op.d.Groups, op.d.Out, op.d.Rows)
-		op.fm.GateLayerFM(y, x, in[1], op.l.Wiring, op.d, op.straight)
-		return y
-	}
 	y := autograd.Empty(x.Device(), x.DType(), op.d.Rows, op.d.Groups, op.d.Out)
 	op.k.GateLayer(y, x, in[1], op.l.Wiring, op.d)
 	return y
@@ -71,11 +62,7 @@ func (op *deviceLayerOp) Backward(g *autograd.Tensor, in []*autograd.Tensor, _ *
 	if logits.RequiresGrad() {
 		dlogits = autograd.Empty(x.Device(), x.DType(), logits.Shape()...)
 	}
-	switch {
-	case dx == nil && dlogits == nil:
-	case op.fm != nil:
-		op.fm.GateLayerFMBackward(dx, dlogits, g, x, logits, op.l.Wiring, op.d)
-	default:
+	if dx != nil || dlogits != nil {
 		op.k.GateLayerBackward(dx, dlogits, g, x, logits, op.l.Wiring, op.d)
 	}
 	return []*autograd.Tensor{dx, dlogits}

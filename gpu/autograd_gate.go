@@ -26,24 +26,24 @@ type gateLayer struct {
 // gateLayer finds or uploads the wiring of w, computes the probabilities and
 // coefficients of logits, and transposes x to [inputs][rows].
 func (a *AutogradDevice) gateLayer(x, logits *autograd.Tensor, w gates.Wiring, d gates.Dims) *gateLayer {
-	gl := a.gateCoeffs(logits, w, d)
-	gl.xt = a.scratchFor(gl, d.XLen())
-	a.run(a.ops().Permute(gl.xt, a.buf(x), []int{d.Rows, d.XLen() / max(d.Rows, 1)}, 1, 0))
-	return gl
-}
-
-// gateCoeffs finds or uploads the wiring of w and computes the
-// probabilities and coefficients of logits (gateLayer without x).
-func (a *AutogradDevice) gateCoeffs(logits *autograd.Tensor, w gates.Wiring, d gates.Dims) *gateLayer {
-	gl := &gateLayer{l: &Layer{Name: "autograd", In: d.In, Out: d.Out, Groups: d.Groups}}
-	ix := a.cachedIndex("gate wiring", wiringPairs(w), d.In, func() (start, slots []uint32) { return wiringReverse(w, d.In) })
-	gl.l.wiring, gl.l.revStart, gl.l.revSlot = ix.ix.offs, ix.ix.start, ix.ix.pos
-	gl.keep = append(gl.keep, ix.keep...)
+	gl := a.gateWiring(w, d)
 	n := d.Gates()
 	gl.g = &Gates{N: n, Logits: a.buf(logits)}
 	gl.g.Probs = a.scratchFor(gl, 16*n)
 	gl.g.Coeffs = a.scratchFor(gl, 4*n)
-	a.run(a.ops().GateCoeffs(gl.g))
+	gl.xt = a.scratchFor(gl, d.XLen())
+	ops := a.ops()
+	a.run(ops.GateCoeffs(gl.g))
+	a.run(ops.Permute(gl.xt, a.buf(x), []int{d.Rows, d.XLen() / max(d.Rows, 1)}, 1, 0))
+	return gl
+}
+
+// gateWiring finds or uploads the wiring of w (see indexCache).
+func (a *AutogradDevice) gateWiring(w gates.Wiring, d gates.Dims) *gateLayer {
+	gl := &gateLayer{l: &Layer{Name: "autograd", In: d.In, Out: d.Out, Groups: d.Groups}}
+	ix := a.cachedIndex("gate wiring", wiringPairs(w), d.In, func() (start, slots []uint32) { return wiringReverse(w, d.In) })
+	gl.l.wiring, gl.l.revStart, gl.l.revSlot = ix.ix.offs, ix.ix.start, ix.ix.pos
+	gl.keep = append(gl.keep, ix.keep...)
 	return gl
 }
 
@@ -77,18 +77,11 @@ func (a *AutogradDevice) GateLayerBackward(dx, dlogits, g, x, logits *autograd.T
 		a.run(ops.Permute(a.buf(dx), gxt, []int{d.XLen() / max(d.Rows, 1), d.Rows}, 1, 0))
 	}
 	if dlogits != nil {
-		a.gateLogitGrad(gl, dlogits, gl.xt, gt, d)
+		gl.g.Sums, gl.g.Grads = a.scratchFor(gl, 4*d.Gates()), a.buf(dlogits)
+		ops.r.Clear(gl.g.Sums)
+		ops.r.Clear(gl.g.Grads)
+		a.run(ops.GateSums(gl.g, gl.xt, gt, gl.l, d.Rows, d.SharedInput))
+		a.run(ops.GateLogitGrad(gl.g))
 	}
 	runtime.KeepAlive(gl.keep)
-}
-
-// gateLogitGrad sets dlogits to the logits' gradient of the layer gl for
-// x and the output gradient g, both feature-major.
-func (a *AutogradDevice) gateLogitGrad(gl *gateLayer, dlogits *autograd.Tensor, x, g *Buffer, d gates.Dims) {
-	ops := a.ops()
-	gl.g.Sums, gl.g.Grads = a.scratchFor(gl, 4*d.Gates()), a.buf(dlogits)
-	ops.r.Clear(gl.g.Sums)
-	ops.r.Clear(gl.g.Grads)
-	a.run(ops.GateSums(gl.g, x, g, gl.l, d.Rows, d.SharedInput))
-	a.run(ops.GateLogitGrad(gl.g))
 }
