@@ -50,9 +50,10 @@ func (m *Model) GraphRolloutWith(state *autograd.Tensor, steps int, opt GraphOpt
 			panic(fmt.Sprintf("dlca: GraphRolloutWith: fire masks of shape %v for %d steps of a state of shape %v: want [steps, B, H, W, 1] (Config.FireTensor)", fs, steps, s))
 		}
 	}
+	g := gridOf("GraphRolloutWith", state, m.Config.Channels, m.Config.Boundary)
 	k := opt.Recompute
 	if k <= 0 || k >= steps {
-		return m.graphSteps(state, 0, steps, opt, m.graphCoefficients(opt.StraightThrough))
+		return m.graphSteps(state, 0, steps, opt, m.graphCoefficients(g, opt.StraightThrough))
 	}
 	if opt.After != nil {
 		panic("dlca: GraphRolloutWith: Recompute with After: the checkpointed segments run twice, so After would see their states twice (keep every step's activations instead)")
@@ -64,8 +65,8 @@ func (m *Model) GraphRolloutWith(state *autograd.Tensor, steps int, opt GraphOpt
 	// rollout and so the last of its backward pass, hands the totals to the
 	// coefficients, whose softmax gradient then runs once: the gradients
 	// are bit for bit the plain rollout's.
-	gc := m.graphCoefficients(opt.StraightThrough)
-	leaves := &graphCoeffs{hard: gc.hard}
+	gc := m.graphCoefficients(g, opt.StraightThrough)
+	leaves := &graphCoeffs{hard: gc.hard, neighbours: gc.neighbours}
 	for _, c := range gc.soft {
 		leaves.soft = append(leaves.soft, c.Detach().SetRequiresGrad(true))
 	}
@@ -104,11 +105,11 @@ func (m *Model) graphSteps(state *autograd.Tensor, t0, n int, opt GraphOptions, 
 
 // graphStep is referenceStep with the activations feature-major, the
 // gate kernels' layout (gates.Layer.ForwardFMWith, with the coefficients
-// computed once for the rollout): the neighbourhoods are
-// [9, cells*C], every layer's output [Groups, Out, rows] is the next one's
-// input as it is, and only the perception's outputs (reordered into the
-// update network's input features), the state's own channels and the new
-// state are permuted, three permutes a step instead of two per layer.
+// computed once for the rollout): the neighbourhoods are [9, cells*C], one
+// gather, every layer's output [Groups, Out, rows] is the next one's input
+// as it is, and only the perception's outputs (reordered into the update
+// network's input features), the state's own channels and the new state
+// are permuted, three permutes a step instead of two per layer.
 func (m *Model) graphStep(state *autograd.Tensor, gc *graphCoeffs) *autograd.Tensor {
 	cfg := m.Config
 	apply := func(i int, l *gates.Layer, x *autograd.Tensor) *autograd.Tensor {
@@ -121,7 +122,10 @@ func (m *Model) graphStep(state *autograd.Tensor, gc *graphCoeffs) *autograd.Ten
 	s := state.Shape()
 	bsz, h, w, c := s[0], s[1], s[2], s[3]
 	n := bsz * h * w
-	x := autograd.Reshape(autograd.Stack(0, neighbourhoodViews(state, cfg.Boundary)...), NeighbourhoodSize, n*c)
+	// The neighbourhoods [9, cells*C] in one gather of the state's rows and
+	// a zero row (what a zero boundary sees beyond the grid).
+	rows := autograd.Pad(autograd.Reshape(state, n, c), 0, 0, 0, 0, 1)
+	x := autograd.Reshape(autograd.IndexSelect(rows, 0, gc.neighbours), NeighbourhoodSize, n*c)
 	for i, l := range m.Perception {
 		x = apply(i, l, x) // [Kernels, Out, cells*C]
 	}
@@ -138,15 +142,28 @@ func (m *Model) graphStep(state *autograd.Tensor, gc *graphCoeffs) *autograd.Ten
 }
 
 // graphCoeffs are every layer's coefficients (Layers order), computed once
-// for a rollout, and its hard ones when it is straight-through.
-type graphCoeffs struct{ soft, hard []*autograd.Tensor }
+// for a rollout, its hard ones when it is straight-through, and the rows
+// the neighbourhoods gather: for position n and cell i, row
+// neighbours[n*cells+i] of the state's rows followed by a zero row
+// (Grid.sources, the cell seen or the zero row beyond a zero boundary).
+type graphCoeffs struct {
+	soft, hard []*autograd.Tensor
+	neighbours []int
+}
 
 // graphCoefficients computes the coefficients of every layer once
 // (gates.Layer.Coefficients, HardCoefficients): every step reads them, and
 // their gradient reaches the logits through the softmax once, from the
 // per-gate sums of all the steps added up (as Rollout's coeffOp does).
-func (m *Model) graphCoefficients(straight bool) *graphCoeffs {
+func (m *Model) graphCoefficients(g Grid, straight bool) *graphCoeffs {
 	c := &graphCoeffs{}
+	for _, src := range g.sources() {
+		if src < 0 {
+			c.neighbours = append(c.neighbours, g.Cells())
+		} else {
+			c.neighbours = append(c.neighbours, int(src))
+		}
+	}
 	for _, l := range m.Layers() {
 		c.soft = append(c.soft, l.Coefficients())
 		if straight {

@@ -49,13 +49,6 @@ func (m *Model) referenceStep(state *autograd.Tensor, layer func(*gates.Layer, *
 // ops: pad one cell on every side, then stack the 9 shifted views.
 func referenceNeighbourhood(state *autograd.Tensor, b circuit.Boundary) *autograd.Tensor {
 	s := state.Shape()
-	return autograd.Reshape(autograd.Stack(4, neighbourhoodViews(state, b)...), s[0]*s[1]*s[2]*s[3], NeighbourhoodSize)
-}
-
-// neighbourhoodViews returns the 9 shifted views of state [B, H, W, C]
-// (padded or wrapped by b), neighbour k's value of every cell in view k.
-func neighbourhoodViews(state *autograd.Tensor, b circuit.Boundary) []*autograd.Tensor {
-	s := state.Shape()
 	h, w := s[1], s[2]
 	var padded *autograd.Tensor
 	if b == circuit.Periodic {
@@ -68,7 +61,7 @@ func neighbourhoodViews(state *autograd.Tensor, b circuit.Boundary) []*autograd.
 		dy, dx := offset(k)
 		views = append(views, autograd.Narrow(autograd.Narrow(padded, 1, 1+dy, h), 2, 1+dx, w))
 	}
-	return views
+	return autograd.Reshape(autograd.Stack(4, views...), s[0]*h*w*s[3], NeighbourhoodSize)
 }
 
 // wrapIndex lists n-1, 0, 1, ..., n-1, 0: the rows of a periodic grid of n
