@@ -56,6 +56,9 @@ func SelectEngine(device string, setup bptt.Setup, log io.Writer) (bptt.Engine, 
 	e.ownDevice = true
 	if log != nil {
 		fmt.Fprintf(log, "gpu: training through the captured autograd step on %s\n", dev.Device())
+		if dev.Device().IsSoftware() {
+			fmt.Fprintln(log, "gpu: this is a software (CPU) adapter: results are correct but slow; its timings say nothing about a GPU")
+		}
 	}
 	return e, "gpu: " + dev.Device().String(), nil
 }
