@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/bptt"
+	"github.com/dlca/dlca/dlca"
 	"github.com/dlca/dlca/gpu"
 )
 
@@ -46,5 +48,43 @@ func TestSelectEngine(t *testing.T) {
 	}
 	if _, _, err := SelectEngine("tpu", s, nil); err == nil || !strings.Contains(err.Error(), Devices) {
 		t.Errorf("-device tpu: %v; want an error listing %s", err, Devices)
+	}
+}
+
+// A float64 model trains in float32 on the device and comes back float64,
+// with the logits the float32 model's training gives.
+func TestFloat64ModelTrainsInFloat32(t *testing.T) {
+	dev := device(t)
+	s, src := trained(t, "checkerboard", 4, 4, 0, 0)
+	s.Steps = 2
+	s64 := s
+	s64.Model = s.Model.Clone()
+	for _, l := range s64.Model.Layers() {
+		l.Logits = autograd.Cast(l.Logits, autograd.Float64)
+	}
+	var models []*dlca.Model
+	for _, setup := range []bptt.Setup{s, s64} {
+		e, err := New(dev, setup, Options{Eager: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Iterate(batch(src, 1)); err != nil {
+			t.Fatal(err)
+		}
+		m, err := e.Model()
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Close()
+		models = append(models, m)
+	}
+	if got := models[1].DType(); got != autograd.Float64 {
+		t.Errorf("a float64 model came back %v", got)
+	}
+	if d, at := maxRelDiff(models[1], models[0]); d != 0 {
+		t.Errorf("float64 model's logits differ from the float32 model's by %.3g (layer %s)", d, at)
+	}
+	if _, err := New(nil, s, Options{}); err == nil || !strings.Contains(err.Error(), "gpu.OpenAutograd") {
+		t.Errorf("New without a device: %v; want an error saying how to open one", err)
 	}
 }
