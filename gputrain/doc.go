@@ -7,5 +7,5 @@
 // runs it as it runs the CPU engine.
 //
 // It sits above bptt, dlca and gpu so that gpu stays the WebGPU device
-// (docs/gpu.md, "Training through the captured autograd step").
+// (docs/gpu.md, "Training the CA through the captured autograd step").
 package gputrain
