@@ -1,8 +1,6 @@
 package dlca
 
 import (
-	"fmt"
-
 	"github.com/dlca/dlca/autograd"
 	"github.com/dlca/dlca/gates"
 )
@@ -16,35 +14,6 @@ func data[F gates.Float](t *autograd.Tensor) []F {
 		v = t.Data32()
 	}
 	return v.([]F)
-}
-
-// coeffOp turns one layer's logits [G, Out, 16] into the gates' relaxed
-// coefficients [G, Out, 4] (softmax, then the table). Computing them once per
-// rollout, as an op of their own, keeps the softmax out of every step; the
-// gradient the steps send back is exactly the four per-gate sums that
-// gates.LogitGrads expects.
-type coeffOp[F gates.Float] struct {
-	layer string
-	probs []F
-}
-
-func (op *coeffOp[F]) Name() string { return "dlca.coefficients(" + op.layer + ")" }
-
-func (op *coeffOp[F]) Forward(in []*autograd.Tensor) *autograd.Tensor {
-	s := in[0].Shape()
-	out := autograd.Zeros(in[0].DType(), s[0], s[1], 4)
-	op.probs = make([]F, in[0].Len())
-	if k := gates.SoftCoeffs(op.probs, data[F](out), data[F](in[0])); k >= 0 {
-		panic(fmt.Sprintf("dlca: layer %s: non-finite logit at gate %d (training diverged?)", op.layer, k))
-	}
-	return out
-}
-
-func (op *coeffOp[F]) Backward(grad *autograd.Tensor, in []*autograd.Tensor, _ *autograd.Tensor) []*autograd.Tensor {
-	sums := grad.Float64s()
-	d := autograd.ZerosLike(in[0])
-	gates.LogitGrads(data[F](d), op.probs, sums)
-	return []*autograd.Tensor{d}
 }
 
 // Coefficients returns every layer's gate coefficients [G, Out, 4] as
@@ -71,15 +40,14 @@ func hardCoefficients[F gates.Float](m *Model) [][]F {
 	return cs
 }
 
-// coefficients applies coeffOp to every layer's logits, in Layers order.
+// coefficients applies gates.Layer.Coefficients to every layer's logits, in
+// Layers order: computed once per rollout, as ops of their own, they keep
+// the softmax out of every step, and the gradient the steps send back is
+// exactly the four per-gate sums that gates.LogitGrads expects.
 func (m *Model) coefficients() []*autograd.Tensor {
 	var cs []*autograd.Tensor
 	for _, l := range m.Layers() {
-		if l.Logits.DType() == autograd.Float64 {
-			cs = append(cs, autograd.Apply(&coeffOp[float64]{layer: l.Name}, l.Logits))
-		} else {
-			cs = append(cs, autograd.Apply(&coeffOp[float32]{layer: l.Name}, l.Logits))
-		}
+		cs = append(cs, l.Coefficients())
 	}
 	return cs
 }

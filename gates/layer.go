@@ -142,6 +142,20 @@ func (l *Layer) Forward(x *autograd.Tensor) *autograd.Tensor {
 // dims checks x and the wiring against the layer and returns the shape of
 // the application.
 func (l *Layer) dims(x *autograd.Tensor) Dims {
+	l.checkApply(x)
+	s := x.Shape()
+	switch {
+	case len(s) == 2 && s[1] == l.In:
+		return Dims{Rows: s[0], Groups: l.Groups, In: l.In, Out: l.Out, SharedInput: true}
+	case len(s) == 3 && s[1] == l.Groups && s[2] == l.In:
+		return Dims{Rows: s[0], Groups: l.Groups, In: l.In, Out: l.Out}
+	}
+	panic(fmt.Sprintf("gates: layer %q: Forward: input of shape %v, want [rows %d] or [rows %d %d]", l.Name, s, l.In, l.Groups, l.In))
+}
+
+// checkApply panics, naming the layer, if its logits or wiring are
+// malformed or x's dtype is not the logits'.
+func (l *Layer) checkApply(x *autograd.Tensor) {
 	if err := l.checkLogitsShape(); err != nil {
 		panic(err.Error())
 	}
@@ -154,14 +168,6 @@ func (l *Layer) dims(x *autograd.Tensor) Dims {
 	if x.DType() != l.Logits.DType() {
 		panic(fmt.Sprintf("gates: layer %q: Forward: %v input for %v logits", l.Name, x.DType(), l.Logits.DType()))
 	}
-	s := x.Shape()
-	switch {
-	case len(s) == 2 && s[1] == l.In:
-		return Dims{Rows: s[0], Groups: l.Groups, In: l.In, Out: l.Out, SharedInput: true}
-	case len(s) == 3 && s[1] == l.Groups && s[2] == l.In:
-		return Dims{Rows: s[0], Groups: l.Groups, In: l.In, Out: l.Out}
-	}
-	panic(fmt.Sprintf("gates: layer %q: Forward: input of shape %v, want [rows %d] or [rows %d %d]", l.Name, s, l.In, l.Groups, l.In))
 }
 
 // softParams are the probabilities and coefficients computed from one set of

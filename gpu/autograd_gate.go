@@ -26,10 +26,7 @@ type gateLayer struct {
 // gateLayer finds or uploads the wiring of w, computes the probabilities and
 // coefficients of logits, and transposes x to [inputs][rows].
 func (a *AutogradDevice) gateLayer(x, logits *autograd.Tensor, w gates.Wiring, d gates.Dims) *gateLayer {
-	gl := &gateLayer{l: &Layer{Name: "autograd", In: d.In, Out: d.Out, Groups: d.Groups}}
-	ix := a.cachedIndex("gate wiring", wiringPairs(w), d.In, func() (start, slots []uint32) { return wiringReverse(w, d.In) })
-	gl.l.wiring, gl.l.revStart, gl.l.revSlot = ix.ix.offs, ix.ix.start, ix.ix.pos
-	gl.keep = append(gl.keep, ix.keep...)
+	gl := a.gateWiring(w, d)
 	n := d.Gates()
 	gl.g = &Gates{N: n, Logits: a.buf(logits)}
 	gl.g.Probs = a.scratchFor(gl, 16*n)
@@ -38,6 +35,15 @@ func (a *AutogradDevice) gateLayer(x, logits *autograd.Tensor, w gates.Wiring, d
 	ops := a.ops()
 	a.run(ops.GateCoeffs(gl.g))
 	a.run(ops.Permute(gl.xt, a.buf(x), []int{d.Rows, d.XLen() / max(d.Rows, 1)}, 1, 0))
+	return gl
+}
+
+// gateWiring finds or uploads the wiring of w (see indexCache).
+func (a *AutogradDevice) gateWiring(w gates.Wiring, d gates.Dims) *gateLayer {
+	gl := &gateLayer{l: &Layer{Name: "autograd", In: d.In, Out: d.Out, Groups: d.Groups}}
+	ix := a.cachedIndex("gate wiring", wiringPairs(w), d.In, func() (start, slots []uint32) { return wiringReverse(w, d.In) })
+	gl.l.wiring, gl.l.revStart, gl.l.revSlot = ix.ix.offs, ix.ix.start, ix.ix.pos
+	gl.keep = append(gl.keep, ix.keep...)
 	return gl
 }
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # run.sh [--quick] [REPORT]: the GPU check of a folder built by scripts/gpu-check (which copies this file
 # there as run.sh), on an x86-64 Linux machine with a GPU and no Go toolchain. In order, each part under
-# a time limit (about 2.5 minutes in all on an NVIDIA H100; the limits add up to under 8):
-#   1. the GPU suite: the test binaries of ./gpu (all of it), ./cmd/dlca-bench, and the GPU tests of
-#      ./cmd/mnist and ./cmd/internal/mnist, with DLCA_REQUIRE_GPU=1 (no adapter is a failure);
-#   2. the benchmarks of docs/PERFORMANCE.md: dlca-bench -engines cpu,gpu (the checkerboard iteration and
-#      the autograd op rows), the CPU rows again at GOMAXPROCS=1,2,4,8,16 (the scaling of issue 32), and
+# a time limit (about 2.5 minutes in all on an NVIDIA H100 before the gputrain parts were added; the limits add up to 9):
+#   1. the GPU suite: the test binaries of ./gpu and ./gputrain (all of them; gputrain's 150-iteration
+#      run too), ./cmd/dlca-bench, and the GPU tests of ./cmd/mnist and ./cmd/internal/mnist, with
+#      DLCA_REQUIRE_GPU=1 (no adapter is a failure);
+#   2. the benchmarks of docs/PERFORMANCE.md: dlca-bench -engines cpu,gpu,graph (the checkerboard iteration
+#      on the CPU, the recorded engine and the captured autograd step, and the autograd op rows), the CPU rows again at GOMAXPROCS=1,2,4,8,16 (the scaling of issue 32), and
 #      mnist -device gpu -epochs 1 for the MLP and the CNN;
-#   3. dlca train -experiment checkerboard -device gpu: the README's 500 iterations.
+#   3. dlca train -experiment checkerboard -device gpu, and -device gpu-autograd: the README's 500
+#      iterations on each GPU path.
 # Everything goes into one report file (default report-<date>.txt beside this script): the machine, its
 # GPU and driver, the commit, every part's output, and a summary table at the end.
 #
@@ -103,6 +105,7 @@ cat "$report"
 
 # 1. The GPU suite. The adapter the tests use is printed by dlca-bench below.
 part "suite ./gpu" 120 "$here/pkg/gpu" ./gpu.test -test.count=1 -test.timeout $((110 * scale))s -test.v
+part "suite ./gputrain" 40 "$here/pkg/gputrain" env DLCA_GPU_LONG=1 ./gputrain.test -test.count=1 -test.timeout $((35 * scale))s -test.v
 part "suite ./cmd/dlca-bench" 30 "$here/pkg/cmd/dlca-bench" ./dlca-bench.test -test.count=1 -test.short -test.v
 part "suite ./cmd/mnist (GPU tests)" 15 "$here/pkg/cmd/mnist" ./mnist.test -test.count=1 -test.short -test.v -test.run 'TestDeviceGPU'
 part "suite ./cmd/internal/mnist (GPU tests)" 45 "$here/pkg/cmd/internal/mnist" env PATH="$here/shim:$PATH" ./mnist.test -test.count=1 -test.short -test.v \
@@ -117,7 +120,7 @@ if [ "$quick" = 1 ]; then
 	cpu_bench=("${bench[@]}")
 	mnist_args=(-subset 512)
 fi
-part "dlca-bench cpu,gpu" 45 "$here" bin/dlca-bench -engines cpu,gpu "${bench[@]}"
+part "dlca-bench cpu,gpu,graph" 45 "$here" bin/dlca-bench -engines cpu,gpu,graph "${bench[@]}"
 for procs in 1 2 4 8 16; do
 	if [ "$procs" -gt "$(nproc)" ] || { [ "$quick" = 1 ] && [ "$procs" -gt 2 ]; }; then
 		summary+=$(printf '%-34s %8s    %s' "dlca-bench cpu GOMAXPROCS=$procs" - "skipped ($(nproc) CPU threads$([ "$quick" = 1 ] && echo ', --quick'))")$'\n'
@@ -135,6 +138,7 @@ if [ "$quick" = 1 ]; then
 fi
 run_dir=$(mktemp -d)
 part "checkerboard train gpu" 60 "$here" bin/dlca train -experiment checkerboard -device gpu -out "$run_dir/checkerboard" "${train[@]}"
+part "checkerboard train gpu-autograd" 40 "$here" bin/dlca train -experiment checkerboard -device gpu-autograd -out "$run_dir/checkerboard-autograd" "${train[@]}"
 rm -rf "$run_dir"
 
 {

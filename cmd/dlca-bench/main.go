@@ -56,7 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.steps, "steps", 0, "steps per rollout (0 = the experiment's)")
 	fs.IntVar(&o.iterations, "iterations", 5, "timed iterations per engine")
 	fs.IntVar(&o.warmup, "warmup", 1, "untimed iterations first (buffer allocation, shader compilation)")
-	fs.StringVar(&o.engines, "engines", "cpu,gpu", "comma-separated engines to time: cpu, gpu")
+	fs.StringVar(&o.engines, "engines", "cpu,gpu,graph", "comma-separated engines to time: cpu, gpu (the recorded CA engine), graph (the captured autograd step, package gputrain)")
 	fs.Uint64Var(&o.seed, "seed", 23, "seed of the batches")
 	fs.StringVar(&o.ops, "ops", "matmul,conv2d,mlp", "comma-separated autograd ops to time on each engine's device, or none: matmul, conv2d, mlp (an Adam step of a 784-128-10 MLP)")
 	fs.IntVar(&o.matmul, "matmul", 1024, "n of the timed n x n x n matrix product")
@@ -168,8 +168,14 @@ func timeEngine(name string, setup bptt.Setup, e *experiments.Experiment, o opti
 			}
 		}
 		eng, err = gpu.NewEngine(setup, opts)
+	case "graph":
+		var closeDev func()
+		eng, closeDev, err = graphEngine(setup, stdout) // graph.go
+		if closeDev != nil {
+			defer closeDev()
+		}
 	default:
-		return 0, errors.New("unknown engine (use cpu or gpu)")
+		return 0, errors.New("unknown engine (use cpu, gpu or graph)")
 	}
 	if err != nil {
 		return 0, err
@@ -187,15 +193,19 @@ func timeEngine(name string, setup bptt.Setup, e *experiments.Experiment, o opti
 		}
 		fmt.Fprintf(stdout, "cpu engine: %d thread(s) per step, its choice of 1 or GOMAXPROCS (%d)\n", c.Workers(), runtime.GOMAXPROCS(0))
 	}
+	warmup := o.warmup
+	if name == "graph" {
+		warmup = max(warmup, 2) // the eager warm-up and the capture
+	}
 	var total time.Duration
-	for i := range o.warmup + o.iterations {
+	for i := range warmup + o.iterations {
 		b := src(rng)
 		b.FireSeed = rng.Uint64()
 		start := time.Now()
 		if _, err := eng.Iterate(b); err != nil {
 			return 0, err
 		}
-		if i >= o.warmup {
+		if i >= warmup {
 			total += time.Since(start)
 		}
 	}
@@ -203,5 +213,6 @@ func timeEngine(name string, setup bptt.Setup, e *experiments.Experiment, o opti
 		dispatches, submissions := g.Dispatches()
 		fmt.Fprintf(stdout, "gpu engine: %d kernel dispatches in %d submissions per iteration\n", dispatches, submissions)
 	}
+	printGraphCounts(eng, stdout) // graph.go
 	return float64(total.Microseconds()) / 1000 / float64(o.iterations), nil
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // devices lists the values of dlca train -device.
-const devices = "cpu|gpu|auto"
+const devices = "cpu|gpu|gpu-autograd|auto"
 
 // errNoGPU is -device gpu's error in a dlca built without cgo.
 var errNoGPU = errors.New("-device gpu: this dlca was built without cgo: the GPU is not built in; rebuild with CGO_ENABLED=1 (and a C compiler), or train with -device cpu")
@@ -25,7 +25,7 @@ func selectEngine(device string, setup bptt.Setup, _ io.Writer) (bptt.Engine, st
 	case "cpu", "auto":
 		e, err := bptt.NewCPU(setup)
 		return e, "cpu", err
-	case "gpu":
+	case "gpu", "gpu-autograd":
 		return nil, "", errNoGPU
 	}
 	return nil, "", fmt.Errorf("-device %q: unknown device (use %s)", device, devices)
