@@ -21,21 +21,18 @@ const PIO2_LO: f32 = -4.371139000186243e-8; // π/2 - PIO2_HI
 const PIO4: f32 = 0.7853981633974483;
 const TINY_TRIG: u32 = 0x39800000u; // the bits of 2^-12: below it sin x = x and cos x = 1 in float32
 
-// TrigReduced is |x| = q·π/2 + r, with r in [-π/4, π/4] and q mod 4.
-struct TrigReduced {
-    r: f32,
-    q: u32,
-}
-
-// trigReduce is ax (finite, not negative) as q·π/2 + r. Above π/4 it takes
+// trigReduce returns r and sets *quarter to q mod 4 where ax (finite, not
+// negative) = q·π/2 + r with r in [-π/4, π/4] (a pointer rather than a
+// struct: the package's structs are its uniforms). Above π/4 it takes
 // y = ax·2/π mod 4 exactly enough: ax = s·2^(b-150) with s its 24-bit
 // significand, so only the bits of 2/π from the (b-151)th after the point
 // on contribute below 4 (earlier ones give multiples of 4); 96 of them
 // times s give y with 94 bits after the point (the rest adds below 2^-70). q is y rounded to the nearest
 // integer, r the rest times π/2.
-fn trigReduce(ax: f32) -> TrigReduced {
+fn trigReduce(ax: f32, quarter: ptr<function, u32>) -> f32 {
     if (ax <= PIO4) {
-        return TrigReduced(ax, 0u);
+        *quarter = 0u;
+        return ax;
     }
     let bits = bitcast<u32>(ax);
     let b = bits >> 23u; // 126 to 254 here
@@ -75,7 +72,8 @@ fn trigReduce(ax: f32) -> TrigReduced {
     let lo = f32(((f1 & 0x3fffu) << 10u) | (f0 >> 22u)) * 2.117582368135751e-22; // 2^-72
     let f = hi + (mid + lo);
     let r = f * PIO2_HI + f * PIO2_LO;
-    return TrigReduced(select(r, -r, negative), q & 3u);
+    *quarter = q & 3u;
+    return select(r, -r, negative);
 }
 
 // funnel is the 32 bits of (a, b) that start sh bits into a.
@@ -98,13 +96,13 @@ fn cosPoly(r: f32) -> f32 {
     return ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z + 4.166664568298827e-2) * z * z - 0.5 * z + 1.0;
 }
 
-// onCircle is sin(q·π/2 + r).
-fn onCircle(red: TrigReduced) -> f32 {
-    switch red.q {
-        case 0u: { return sinPoly(red.r); }
-        case 1u: { return cosPoly(red.r); }
-        case 2u: { return -sinPoly(red.r); }
-        default: { return -cosPoly(red.r); }
+// onCircle is sin(q·π/2 + r) for q in [0, 3].
+fn onCircle(q: u32, r: f32) -> f32 {
+    switch q {
+        case 0u: { return sinPoly(r); }
+        case 1u: { return cosPoly(r); }
+        case 2u: { return -sinPoly(r); }
+        default: { return -cosPoly(r); }
     }
 }
 
@@ -117,7 +115,9 @@ fn sinf(x: f32) -> f32 {
     if ((bits & 0x7fffffffu) < TINY_TRIG) {
         return x; // ±0 and subnormals kept, as sin x rounds to x
     }
-    let s = onCircle(trigReduce(abs(x)));
+    var q: u32;
+    let r = trigReduce(abs(x), &q);
+    let s = onCircle(q, r);
     return select(s, -s, (bits & SIGN_BIT) != 0u);
 }
 
@@ -130,6 +130,7 @@ fn cosf(x: f32) -> f32 {
     if ((bits & 0x7fffffffu) < TINY_TRIG) {
         return 1.0;
     }
-    let red = trigReduce(bitcast<f32>(bits & 0x7fffffffu));
-    return onCircle(TrigReduced(red.r, (red.q + 1u) & 3u));
+    var q: u32;
+    let r = trigReduce(bitcast<f32>(bits & 0x7fffffffu), &q);
+    return onCircle((q + 1u) & 3u, r);
 }
