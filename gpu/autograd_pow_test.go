@@ -172,6 +172,16 @@ func TestAwkwardInputsParity(t *testing.T) {
 		{"OverHuge", func(t *autograd.Tensor) *autograd.Tensor { return autograd.DivScalar(t, 3e38) }},
 		{"Softplus", autograd.Softplus},
 		{"Clamp", func(t *autograd.Tensor) *autograd.Tensor { return autograd.Clamp(t, -1, 1e-40) }},
+		// The ops whose kernels read subnormals, NaN and Inf from their
+		// bits (a GPU may flush the first and assume there are none of the
+		// others): floor(-1e-40) is -1, ceil(1e-40) is 1, exp(NaN) is NaN,
+		// sin(Inf) is NaN.
+		{"Exp", autograd.Exp}, {"Sin", autograd.Sin}, {"Cos", autograd.Cos}, {"Tanh", autograd.Tanh},
+		{"Sigmoid", autograd.Sigmoid}, {"Gelu", autograd.Gelu}, {"Sign", autograd.Sign}, {"Abs", autograd.Abs},
+		{"Relu", autograd.Relu}, {"Floor", autograd.Floor}, {"Ceil", autograd.Ceil}, {"Round", autograd.Round},
+		{"Trunc", autograd.Trunc}, {"Square", autograd.Square},
+		{"LeakyRelu", func(t *autograd.Tensor) *autograd.Tensor { return autograd.LeakyRelu(t, 0.01) }},
+		{"TimesSubnormal", func(t *autograd.Tensor) *autograd.Tensor { return autograd.MulScalar(t, 1e-40) }},
 	}
 	for _, op := range ops {
 		t.Run(op.name, func(t *testing.T) {

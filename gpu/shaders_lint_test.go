@@ -27,6 +27,12 @@ import (
 //   - u32(...) or i32(...) of a float: undefined out of range (and at NaN);
 //   - min, max, clamp: WGSL lets them return either operand when one is
 //     NaN;
+//   - exp, exp2, sin, cos, tan, tanh, sinh, cosh: WGSL lets an
+//     implementation assume that no NaN or Inf reaches them (SwiftShader's
+//     exp(NaN) is +Inf), and promises sin and cos only to 2^-11 absolute
+//     on [-π, π] (SwiftShader's are 1.9e-4 off); lib/ieee.wgsl's expf and
+//     lib/trig.wgsl's sinf and cosf decide NaN and Inf by their bits and
+//     compute sin and cos to float32's precision;
 //   - x != x as a NaN test, and a comparison with the largest float as an
 //     Inf test: a compiler that assumes no NaN or Inf (WGSL allows it) folds
 //     them away; lib/nan.wgsl's isNaN and lib/ieee.wgsl's isInf test bits.
@@ -49,6 +55,7 @@ var (
 	lintFloatLit   = regexp.MustCompile(`\b\d+\.\d*(?:e[-+]?\d+)?\b|\b\d+e[-+]?\d+\b|\b\d+(?:\.\d*)?f\b`)
 	lintLogCall    = regexp.MustCompile(`(^|[^\w.])(log|log2|pow|sqrt|inverseSqrt)\s*\(`)
 	lintMinMax     = regexp.MustCompile(`(^|[^\w.])(min|max|clamp)\s*\(`)
+	lintTranscend  = regexp.MustCompile(`(^|[^\w.])(exp|exp2|sin|cos|tan|tanh|sinh|cosh)\s*\(`)
 	lintConv       = regexp.MustCompile(`(^|[^\w.<])(u32|i32)\s*\(`)
 	lintShift      = regexp.MustCompile(`(<<|>>)=?\s*`)
 	lintSelfNe     = regexp.MustCompile(`\b([A-Za-z_][\w.\[\]]*)\s*!=\s*([A-Za-z_][\w.\[\]]*)`)
@@ -288,6 +295,9 @@ func lintWGSL(src string) []lintFinding {
 		if m := lintMinMax.FindStringSubmatch(c); m != nil {
 			add(m[2] + ": WGSL may drop a NaN operand (compare and select, as lib/reduce.wgsl's combine, or say why no NaN reaches it)")
 		}
+		if m := lintTranscend.FindStringSubmatch(c); m != nil {
+			add(m[2] + ": WGSL may assume no NaN or Inf reaches it, and bounds sin and cos only to 2^-11 (use expf, sinf or cosf from shaders/lib, or say why the argument is finite and in range)")
+		}
 		for _, m := range lintSelfNe.FindAllStringSubmatch(c, -1) {
 			if m[1] == m[2] {
 				add(m[0] + " as a NaN test: a compiler may fold it to false (use isNaN)")
@@ -326,10 +336,16 @@ fn f(y: u32, dy: i32, n: u32, v: f32) -> f32 {
 		{"max, which may drop NaN", `    let m = max(v, xs[0]);`, true},
 		{"clamp", `    let m = clamp(v, 0.0, 1.0);`, true},
 		{"x != x", `    let bad = v != v;`, true},
+		{"exp, which may meet NaN", `    let e = exp(v - 1.0);`, true},
+		{"exp2", `    let e = exp2(v);`, true},
+		{"sin, accurate only to 2^-11", `    let s = sin(v) + 1.0;`, true},
+		{"cos", `    let c = cos(xs[n]);`, true},
+		{"tanh", `    let c = tanh(v);`, true},
 		{"an Inf test by comparison", `    let inf = abs(v) > 3.4028234663852886e38;`, true},
 		{"u32 % and /", `    let r = (y % n) / n;`, false},
 		{"% of u32(th) once th >= 0", `    let th = i32(y) + dy; if (th < 0 || u32(th) % n != 0u) { return 0.0; }`, false},
 		{"the helpers", `    let l = log2f(v) + lnf(v) + sqrtf(v) + powf(v, 0.5) + divf(v, 2.0);`, false},
+		{"the transcendental helpers", `    let l = expf(v) + sinf(v) + cosf(v) + tanhf(v) + mulf(v, v);`, false},
 		{"a shift by a literal", `    let s = (n >> 28u) << 4u;`, false},
 		{"float division", `    let q = v / 2.0 + 1.0 / (1.0 + v);`, false},
 		{"u32 of an integer", `    let k = u32(dy + 1) + u32(y);`, false},

@@ -23,33 +23,14 @@ var gpuTestsNotInBrowser = []string{
 
 // gpuDiffersInBrowser are the subtests that fail on Chromium's WebGPU
 // here (Dawn on SwiftShader) and pass on wgpu-native with lavapipe, with
-// why. Each is a kernel that relies on what WGSL does not promise; the test
-// fails if any other test fails, and if one of these passes (then it goes
-// from this list).
-var gpuDiffersInBrowser = map[string]string{
-	// WGSL promises sin and cos to 2^-11 absolute on [-π, π]; SwiftShader's
-	// are 1.9e-4 off where the test asks for 1e-5 (the kernels call the
-	// builtins).
-	"TestUnaryParity/Sin": "sin to 1.9e-4", "TestUnaryParity/Cos": "cos to 1.9e-4",
-	// WGSL lets an implementation assume no NaN or Inf: SwiftShader's
-	// exp(NaN) is +Inf, and softmax over a row holding NaN or -Inf is no
-	// NaN. (Log, whose kernel now classifies 0 by its bits, lib/ieee.wgsl,
-	// passes.)
-	"TestSpecialValuesParity/Exp":     "exp(NaN) = +Inf",
-	"TestSpecialValuesParity/Softmax": "softmax of NaN", "TestSpecialValuesParity/SoftmaxWide": "softmax of NaN",
-	// WGSL lets an implementation flush subnormal operands and results of
-	// arithmetic to zero, and SwiftShader does: lib/ieee.wgsl and
-	// lib/pow.wgsl classify their operands by bits, but a power of 1e-40
-	// still reaches fract and the products as 0 ((-1)^1e-40 gives 1, not
-	// NaN; p·x^(p-1) at 0 gives 0 or NaN, not ±Inf), the gradients of log2
-	// and log10 at -1e-40 divide by a flushed product (-Inf, not -5e37), and
-	// Clamp(x, -1, 1e-40) passes the gradient at -1e-40, compared as -0.
-	"TestPowSpecialValuesParity/Pow":          "a subnormal power flushed to 0",
-	"TestPowSpecialValuesParity/PowScalar#13": "the power 1e-40 flushed to 0",
-	"TestAwkwardInputsParity/Log2":            "gradient at -1e-40 over a flushed product",
-	"TestAwkwardInputsParity/Log10":           "gradient at -1e-40 over a flushed product",
-	"TestAwkwardInputsParity/Clamp":           "-1e-40 compared as -0",
-}
+// why; the test fails if any other test fails, and if one of these passes
+// (then it goes from this list). It is empty: the ten that were here (sin
+// and cos 1.9e-4 off, exp and softmax at NaN and Inf, five subnormal cases)
+// relied on what WGSL does not promise, and the kernels now decide those
+// cases by bits (docs/gpu.md, "What the kernels rely on"). A kernel that
+// truly cannot be right on a conforming implementation goes here, with the
+// rule of WGSL it meets.
+var gpuDiffersInBrowser = map[string]string{}
 
 // blankPage is a page with nothing on it but an element "blank".
 func blankPage(w io.Writer) error {

@@ -1,4 +1,4 @@
-// uses: params
+// uses: ieee, nan, params
 // gate_coeffs.wgsl: from every gate's 16 logits, its softmax probabilities
 // and its relaxed form y = c0 + c1*a + c2*b + c3*a*b (the probability-weighted
 // sum of the 16 ops' coefficients, taken from the gates package's table).
@@ -28,7 +28,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
         var total = 0.0;
         for (var i = 0u; i < 16u; i++) {
-            let e = exp(logits[base + i] - m);
+            let e = expf(logits[base + i] - m); // expf: a NaN logit gives NaN, not what a GPU that assumes no NaN makes of exp(NaN)
             probs[base + i] = e;
             total += e;
         }

@@ -2,7 +2,10 @@
 // autograd/binary.wgsl: out[i] = op(a, b), the elementwise functions of two
 // operands (autograd.BinaryOps: arithmetic, Pow, Maximum and Minimum,
 // comparisons, and the masks of their gradients), both operands broadcast to
-// the output's shape. The op codes are the OP_ constants: each op's index
+// the output's shape. Mul takes subnormal operands and results at their
+// value (mulf), and the comparisons, Maximum, Minimum and the gradient
+// masks compare by bits (lessf, lessEqf, equalf in lib/ieee.wgsl), so that
+// a GPU that flushes subnormals gives the CPU's answers. The op codes are the OP_ constants: each op's index
 // in autograd.BinaryOps, the one table (TestOpCodesMirrorWGSL checks them).
 //
 // Entry point: main; workgroup size 64; a grid-stride loop over the elements.
@@ -42,27 +45,27 @@ fn binary(op: u32, x: f32, y: f32) -> f32 {
     switch op {
         case OP_Add: { return x + y; }
         case OP_Sub: { return x - y; }
-        case OP_Mul: { return x * y; }
+        case OP_Mul: { return mulf(x, y); }
         case OP_Div: { return divf(x, y); }
         case OP_Pow: { return powf(x, y); }
-        case OP_Maximum: { return select(y, x, x >= y || isNaN(x)); }
-        case OP_Minimum: { return select(y, x, x <= y || isNaN(x)); }
-        case OP_Gt: { return truth(x > y); }
-        case OP_Ge: { return truth(x >= y); }
-        case OP_Lt: { return truth(x < y); }
-        case OP_Le: { return truth(x <= y); }
-        case OP_Eq: { return truth(x == y); }
+        case OP_Maximum: { return select(y, x, lessEqf(y, x) || isNaN(x)); }
+        case OP_Minimum: { return select(y, x, lessEqf(x, y) || isNaN(x)); }
+        case OP_Gt: { return truth(lessf(y, x)); }
+        case OP_Ge: { return truth(lessEqf(y, x)); }
+        case OP_Lt: { return truth(lessf(x, y)); }
+        case OP_Le: { return truth(lessEqf(x, y)); }
+        case OP_Eq: { return truth(equalf(x, y)); }
         // The share of Maximum's gradient that goes to x: half on a tie,
         // none where y wins, all of it where x wins or either is NaN.
         case OP_MaximumShare: {
-            if (x == y) { return 0.5; }
-            return truth(!(y - x > 0.0));
+            if (equalf(x, y)) { return 0.5; }
+            return truth(!lessf(x, y)); // x wins, or either is NaN
         }
         case OP_MinimumShare: {
-            if (x == y) { return 0.5; }
-            return truth(!(x - y > 0.0));
+            if (equalf(x, y)) { return 0.5; }
+            return truth(!lessf(y, x));
         }
-        case OP_ExtremeMask: { return truth(x == y || (isNaN(x) && isNaN(y))); }
+        case OP_ExtremeMask: { return truth(equalf(x, y) || (isNaN(x) && isNaN(y))); }
         default: { return nanf(); }
     }
 }

@@ -1,4 +1,4 @@
-// uses: nan, params, reduce
+// uses: ieee, nan, params, reduce
 // autograd/reduce.wgsl: the reduction of src along one axis, viewed as
 // [outer, n, inner], into out [outer, 1, inner]: a sum, a maximum or a
 // minimum (op 0, 1, 2: lib/reduce.wgsl). One invocation per output

@@ -1,4 +1,4 @@
-// uses: nan, params, reduce, tree
+// uses: ieee, nan, params, reduce, tree
 // autograd/reduce_wide.wgsl: reduce.wgsl for long axes. One workgroup per
 // output element: invocation k combines elements k, k+64, k+128, ... of
 // the slice in order, then the 64 partial results are combined pairwise in

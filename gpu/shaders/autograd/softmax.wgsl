@@ -22,7 +22,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         var m = negInf();
         for (var k = 0u; k < params.n; k++) {
             let v = src[base + k * params.inner];
-            if (v > m || isNaN(v)) {
+            if (lessf(m, v) || isNaN(v)) {
                 m = v;
             }
             if (isNaN(m)) {
@@ -32,7 +32,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         m = softmaxShift(m);
         var sum = 0.0;
         for (var k = 0u; k < params.n; k++) {
-            sum += exp(src[base + k * params.inner] - m);
+            sum += expf(src[base + k * params.inner] - m);
         }
         let norm = softmaxNorm(params.op, sum);
         for (var k = 0u; k < params.n; k++) {

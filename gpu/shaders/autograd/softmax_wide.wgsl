@@ -30,7 +30,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
         m = softmaxShift(combined(lid.x, OP_Max, m));
         var sum = 0.0;
         for (var k = lid.x; k < params.n; k += 64u) {
-            sum += exp(src[base + k * params.inner] - m);
+            sum += expf(src[base + k * params.inner] - m);
         }
         let norm = softmaxNorm(params.op, combined(lid.x, OP_Sum, sum));
         for (var k = lid.x; k < params.n; k += 64u) {

@@ -136,3 +136,184 @@ fn scaled(v: f32, e: i32) -> f32 {
 fn pow2(k: i32) -> f32 {
     return bitcast<f32>(u32(k + 127) << 23u); // safe: k + 127 in [1, 254], shift below 32
 }
+
+// isSubnormal reports whether x is a subnormal number (not 0), by its
+// bits: a GPU may flush it to 0 in any arithmetic or comparison.
+fn isSubnormal(x: f32) -> bool {
+    let mag = bitcast<u32>(x) & 0x7fffffffu;
+    return mag != 0u && mag < MIN_NORMAL;
+}
+
+// orderKey is x's bits mapped to an unsigned integer that orders as the
+// floats do, -0 and +0 to one key (x is not NaN): comparisons by it
+// cannot be fooled by a flushed subnormal operand (WGSL lets a GPU
+// compare -1e-40 as -0, equal to 1e-40 flushed to +0).
+fn orderKey(x: f32) -> u32 {
+    let bits = bitcast<u32>(x);
+    if ((bits & 0x7fffffffu) == 0u) {
+        return SIGN_BIT; // ±0
+    }
+    if ((bits & SIGN_BIT) != 0u) {
+        return ~bits; // negative: the larger the magnitude, the smaller the key
+    }
+    return bits | SIGN_BIT;
+}
+
+// lessf is x < y and lessEqf x <= y, as IEEE's (false where either is
+// NaN), and equalf x == y, with subnormals taken at their value.
+fn lessf(x: f32, y: f32) -> bool {
+    return !isNaN(x) && !isNaN(y) && orderKey(x) < orderKey(y);
+}
+
+fn lessEqf(x: f32, y: f32) -> bool {
+    return !isNaN(x) && !isNaN(y) && orderKey(x) <= orderKey(y);
+}
+
+fn equalf(x: f32, y: f32) -> bool {
+    return !isNaN(x) && !isNaN(y) && orderKey(x) == orderKey(y);
+}
+
+// expf is e^x as math.Exp: NaN at NaN, +Inf at +Inf and past ln(2^128),
+// +0 at -Inf and below ln(2^-150), decided by bits and comparisons of
+// finite numbers, because WGSL lets an implementation assume that no NaN
+// or Inf reaches its exp (SwiftShader's exp(NaN) is +Inf). Results below
+// 2^-126 may be flushed to 0.
+fn expf(x: f32) -> f32 {
+    if (isNaN(x)) {
+        return x;
+    }
+    if (isInf(x)) {
+        return select(0.0, x, x > 0.0);
+    }
+    if (x > 88.72284) {
+        return posInf();
+    }
+    if (x < -103.97209) {
+        return 0.0;
+    }
+    return exp(x); // safe: x is finite and its exponential in float32's range
+}
+
+// mulf is x * y as IEEE's product, subnormal operands and results
+// included: WGSL lets a GPU flush a subnormal operand or result to 0
+// (SwiftShader does), which turns Inf·1e-40 into NaN and a gradient
+// divided by x·ln 2 at x = -1e-40 into Inf. The special values are
+// decided by bits; a product of normal numbers that is normal is the
+// hardware's; any other is formed from the integer significands and
+// rounded once, to nearest even.
+fn mulf(x: f32, y: f32) -> f32 {
+    let sign = (bitcast<u32>(x) ^ bitcast<u32>(y)) & SIGN_BIT;
+    if (isNaN(x) || isNaN(y)) {
+        return nanf();
+    }
+    if (isInf(x) || isInf(y)) {
+        if (isZero(x) || isZero(y)) {
+            return nanf();
+        }
+        return bitcast<f32>(POS_INF | sign);
+    }
+    if (isZero(x) || isZero(y)) {
+        return bitcast<f32>(sign);
+    }
+    if (!isSubnormal(x) && !isSubnormal(y)) {
+        let p = x * y;
+        if ((bitcast<u32>(p) & 0x7fffffffu) >= MIN_NORMAL) {
+            return p; // normal or overflowed to ±Inf: correctly rounded
+        }
+    }
+    return bitcast<f32>(sign | tinyProduct(bitcast<u32>(x) & 0x7fffffffu, bitcast<u32>(y) & 0x7fffffffu));
+}
+
+// tinyProduct is the bits of the product of two finite non-zero
+// magnitudes (given by their bits) that has a subnormal factor or is below
+// 2^-126: the 48-bit product of the significands, scaled by the
+// exponents and rounded to nearest even once (roundedBits).
+fn tinyProduct(xm: u32, ym: u32) -> u32 {
+    // A magnitude is s·2^(b-150) with s its significand (the hidden bit
+    // where normal) and b its biased exponent (1 for a subnormal), so the
+    // product is sx·sy·2^(e-149) with e = bx + by - 151: sx·sy·2^e units of
+    // the smallest subnormal, 2^-149.
+    let bx = select(xm >> 23u, 1u, xm < MIN_NORMAL);
+    let by = select(ym >> 23u, 1u, ym < MIN_NORMAL);
+    let sx = (xm & 0x7fffffu) | select(0x800000u, 0u, xm < MIN_NORMAL);
+    let sy = (ym & 0x7fffffu) | select(0x800000u, 0u, ym < MIN_NORMAL);
+    return roundedBits(mulWide(sx, sy), i32(bx + by) - 151);
+}
+
+// roundedBits is the bits of the positive number p·2^-149·2^e, p an integer
+// below 2^48 held as (high word, low word), rounded to nearest even once:
+// normal or subnormal, +Inf past the largest float.
+fn roundedBits(p: vec2<u32>, e: i32) -> u32 {
+    if (p.x == 0u && p.y == 0u) {
+        return 0u;
+    }
+    var lead = 31 - i32(countLeadingZeros(p.y)); // safe: the leading bit's position in p, from a count of at most 32
+    if (p.x != 0u) {
+        lead = 63 - i32(countLeadingZeros(p.x)); // safe: a count of at most 32
+    }
+    // Keep 24 bits (shift right by lead - 23), or fewer where the result is
+    // subnormal (shift by -e, so that the result is in units of 2^-149);
+    // then the exponent field is s + e and the significand q with its
+    // hidden bit, which carries into the exponent where rounding reaches
+    // the next power of two.
+    var s = lead - 23;
+    if (s < -e) {
+        s = -e;
+    }
+    if (s + e >= 255) {
+        return POS_INF;
+    }
+    if (s >= 49) {
+        return 0u; // below half the smallest subnormal
+    }
+    var q: u32;
+    if (s <= 0) {
+        q = p.y << u32(-s); // safe: -s <= 23, and p < 2^24 here (exact)
+    } else {
+        q = shiftRightRounded(p, u32(s));
+    }
+    // A normal q in [2^23, 2^24] encodes its hidden bit as 1 in the
+    // exponent field (the field is s + e + 1); a subnormal's field is 0.
+    let bits = (u32(s + e) << 23u) + q; // safe: s + e in [0, 254], a literal shift
+    return select(bits, POS_INF, bits >= POS_INF);
+}
+
+// shiftRightRounded is p >> s rounded to nearest even, for s in [1, 48]
+// and a result below 2^32.
+fn shiftRightRounded(p: vec2<u32>, s: u32) -> u32 {
+    var q: u32;
+    var half: bool;  // the first bit shifted out
+    var sticky: bool; // any bit below it
+    if (s < 32u) {
+        q = (p.x << (32u - s)) | (p.y >> s); // safe: s and 32 - s in [1, 31]
+        half = ((p.y >> (s - 1u)) & 1u) != 0u; // safe: s - 1 in [0, 30]
+        sticky = (p.y & ((1u << (s - 1u)) - 1u)) != 0u; // safe: s - 1 in [0, 30]
+    } else if (s == 32u) {
+        q = p.x;
+        half = (p.y >> 31u) != 0u;
+        sticky = (p.y & 0x7fffffffu) != 0u;
+    } else {
+        q = p.x >> (s - 32u); // safe: s - 32 in [1, 16]
+        half = ((p.x >> (s - 33u)) & 1u) != 0u; // safe: s - 33 in [0, 15]
+        sticky = p.y != 0u || (p.x & ((1u << (s - 33u)) - 1u)) != 0u; // safe: s - 33 in [0, 15]
+    }
+    if (half && (sticky || (q & 1u) != 0u)) {
+        q += 1u;
+    }
+    return q;
+}
+
+// mulWide is the 64-bit product of a and b as (high word, low word), from
+// 16-bit halves (WGSL has no 64-bit integers).
+fn mulWide(a: u32, b: u32) -> vec2<u32> {
+    let al = a & 0xffffu;
+    let ah = a >> 16u;
+    let bl = b & 0xffffu;
+    let bh = b >> 16u;
+    let lo = al * bl;
+    let m1 = ah * bl;
+    let m2 = al * bh;
+    let mid = (lo >> 16u) + (m1 & 0xffffu) + (m2 & 0xffffu); // below 3·2^16
+    let hi = ah * bh + (m1 >> 16u) + (m2 >> 16u) + (mid >> 16u);
+    return vec2<u32>(hi, a * b); // u32 products wrap: the low word
+}

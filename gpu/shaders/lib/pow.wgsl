@@ -38,10 +38,10 @@ fn powf(x: f32, p: f32) -> f32 {
         }
         return posInf();
     }
-    // p is finite here, so fract is exact (every float from 2^23 up is an
-    // integer, and every one from 2^24 up even).
-    let integer = fract(p) == 0.0;
-    let odd = integer && fract(p * 0.5) != 0.0;
+    // p is finite here; whether it is an integer, and odd, is read from
+    // its bits (fract of a subnormal p flushed to 0 would call it one).
+    let integer = isIntegerf(p);
+    let odd = isOddf(p);
     if (isZero(x) || isInf(x)) {
         // ±0^p, and ±Inf^p as (±0)^-p (math.Pow's -Inf^p = (-0)^-p).
         var q = p;
@@ -49,7 +49,7 @@ fn powf(x: f32, p: f32) -> f32 {
             q = -p;
         }
         var r = 0u; // +0
-        if (q < 0.0) {
+        if ((bitcast<u32>(q) & SIGN_BIT) != 0u) { // q < 0 (it is not 0), by its sign bit: a subnormal q may compare as 0
             r = POS_INF;
         }
         if (odd && negative) {
@@ -67,10 +67,38 @@ fn powf(x: f32, p: f32) -> f32 {
     } else if (e < -150.0) {
         r = 0.0;
     } else {
-        r = exp2(e);
+        r = exp2(e); // safe: e is finite, in [-150, 128)
     }
     if (negative && odd) {
         r = -r;
     }
     return r;
+}
+
+// isIntegerf reports whether the finite p is an integer, and isOddf
+// whether it is an odd one, from its bits: p = s·2^(b-150) with s its
+// 24-bit significand and b its biased exponent, so p is an integer when
+// the lowest 150 - b bits of s are 0 (always from b = 150 up, never below
+// 1 but for 0), and odd when the next bit is 1 (never from b = 151 up).
+fn isIntegerf(p: f32) -> bool {
+    let mag = bitcast<u32>(p) & 0x7fffffffu;
+    let b = mag >> 23u;
+    if (b < 127u) {
+        return mag == 0u; // |p| < 1
+    }
+    if (b >= 150u) {
+        return true;
+    }
+    let fraction = (1u << (150u - b)) - 1u; // safe: 150 - b in [1, 23]
+    return (mag & fraction) == 0u;
+}
+
+fn isOddf(p: f32) -> bool {
+    let mag = bitcast<u32>(p) & 0x7fffffffu;
+    let b = mag >> 23u;
+    if (b < 127u || b > 150u || !isIntegerf(p)) {
+        return false;
+    }
+    let significand = (mag & 0x7fffffu) | 0x800000u;
+    return ((significand >> (150u - b)) & 1u) != 0u; // safe: 150 - b in [0, 23]
 }

@@ -1,5 +1,7 @@
 // lib/softmax.wgsl: the rules softmax.wgsl and softmax_wide.wgsl share, so
-// that both give the CPU's numbers. A kernel asks for it with
+// that both give the CPU's numbers. The exponentials are expf's
+// (lib/ieee.wgsl), which decide NaN and ±Inf by their bits: WGSL lets an
+// implementation assume that no NaN or Inf reaches exp. A kernel asks for it with
 // "// uses: softmax" (and ieee and nan, whose helpers it calls).
 
 // softmaxShift is the slice's maximum m, the value every element is
@@ -28,5 +30,5 @@ fn softmaxOut(op: u32, v: f32, norm: f32) -> f32 {
     if (op == 1u) {
         return v - norm;
     }
-    return divf(exp(v), norm); // norm is 0 for a slice of -Inf (NaN, as on the CPU) and Inf for one holding +Inf
+    return divf(expf(v), norm); // norm is 0 for a slice of -Inf (NaN, as on the CPU) and Inf for one holding +Inf
 }
