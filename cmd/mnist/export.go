@@ -35,6 +35,11 @@ const (
 func exportPage(fs *flag.FlagSet, out string, ds mnist.Dataset, data, model string, subset, heldOut, epochs, batch int, lr float64, seed uint64) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, name := range []string{"device", "max-memory", "eager", "loss-every"} {
+		if set[name] {
+			return fmt.Errorf("mnist: -%s has no meaning with -export-html: the page trains in the browser, on its WebGPU when it offers one (a menu switches to the CPU); leave -%s out", name, name)
+		}
+	}
 	if !set["epochs"] {
 		epochs = pageEpochs
 	}

@@ -32,6 +32,7 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"stray"}, "unexpected argument"},
 		{[]string{"-batch", "x"}, "invalid value"},
 		{[]string{"-export-html", filepath.Join(empty, "p.html"), "-held-out", "0"}, "-held-out must be positive"},
+		{[]string{"-export-html", filepath.Join(empty, "p.html"), "-device", "gpu"}, "-device has no meaning with -export-html"},
 		{[]string{"-export-html", filepath.Join(empty, "p.html"), "-seed", "9007199254740992"}, "below 2^53"},
 	}
 	for _, c := range cases {
