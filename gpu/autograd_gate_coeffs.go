@@ -44,18 +44,23 @@ func (a *AutogradDevice) GateLayerCoeffs(y, x, coeffs *autograd.Tensor, w gates.
 
 // GateLayerCoeffsBackward sets dx and dcoeffs, where not nil, for the
 // feature-major output gradient g (gates.CoeffKernels): the input gradient
-// and the per-gate sums, into dcoeffs cleared first.
+// and the per-gate sums, into dcoeffs cleared first, in one dispatch
+// (gate_backward.wgsl) when both are wanted.
 func (a *AutogradDevice) GateLayerCoeffsBackward(dx, dcoeffs, g, x, coeffs *autograd.Tensor, w gates.Wiring, d gates.Dims) {
 	gl := a.gateWiring(w, d)
 	ops := a.ops()
 	xb, gb := a.buf(x), a.buf(g)
 	gs := &Gates{N: d.Gates(), Coeffs: a.buf(coeffs)}
-	if dx != nil {
-		a.run(ops.GateBackwardInput(a.buf(dx), xb, gb, gl.l, gs, d.Rows, d.SharedInput))
-	}
 	if dcoeffs != nil {
 		gs.Sums = a.buf(dcoeffs)
 		ops.r.Clear(gs.Sums)
+	}
+	switch {
+	case dx != nil && dcoeffs != nil: // one dispatch for both
+		a.run(ops.GateBackward(a.buf(dx), xb, gb, gl.l, gs, d.Rows, d.SharedInput))
+	case dx != nil:
+		a.run(ops.GateBackwardInput(a.buf(dx), xb, gb, gl.l, gs, d.Rows, d.SharedInput))
+	case dcoeffs != nil:
 		a.run(ops.GateSums(gs, xb, gb, gl.l, d.Rows, d.SharedInput))
 	}
 	runtime.KeepAlive(gl.keep)
