@@ -47,13 +47,28 @@ func (a *AutogradDevice) GateLayerCoeffs(y, x, coeffs *autograd.Tensor, w gates.
 // and the per-gate sums, into dcoeffs cleared first, in one dispatch
 // (gate_backward.wgsl) when both are wanted.
 func (a *AutogradDevice) GateLayerCoeffsBackward(dx, dcoeffs, g, x, coeffs *autograd.Tensor, w gates.Wiring, d gates.Dims) {
+	if dcoeffs != nil {
+		a.ops().r.Clear(a.buf(dcoeffs))
+	}
+	a.gateLayerCoeffsBackward(dx, dcoeffs, g, x, coeffs, w, d)
+}
+
+// GateLayerCoeffsBackwardInto is GateLayerCoeffsBackward adding the sums
+// into dcoeffs (gates.CoeffKernels): gate_sums.wgsl adds, so a rollout's
+// steps sum their coefficients' gradient in place.
+func (a *AutogradDevice) GateLayerCoeffsBackwardInto(dx, dcoeffs, g, x, coeffs *autograd.Tensor, w gates.Wiring, d gates.Dims) {
+	a.gateLayerCoeffsBackward(dx, dcoeffs, g, x, coeffs, w, d)
+}
+
+// gateLayerCoeffsBackward sets dx and adds the per-gate sums into dcoeffs,
+// where not nil.
+func (a *AutogradDevice) gateLayerCoeffsBackward(dx, dcoeffs, g, x, coeffs *autograd.Tensor, w gates.Wiring, d gates.Dims) {
 	gl := a.gateWiring(w, d)
 	ops := a.ops()
 	xb, gb := a.buf(x), a.buf(g)
 	gs := &Gates{N: d.Gates(), Coeffs: a.buf(coeffs)}
 	if dcoeffs != nil {
 		gs.Sums = a.buf(dcoeffs)
-		ops.r.Clear(gs.Sums)
 	}
 	switch {
 	case dx != nil && dcoeffs != nil: // one dispatch for both
