@@ -92,7 +92,7 @@ func (a *AutogradDevice) gateLayerCoeffsBackward(dx, dcoeffs, g, x, coeffs *auto
 // (TestGateBackwardIsInputGradAndSums). The default is one dispatch on a
 // hardware GPU, where dispatches are what an iteration costs, and two on a
 // software adapter: on lavapipe the one dispatch made the checkerboard
-// iteration about twice as slow as the two (docs/PERFORMANCE.md), the gate
+// iteration about 1.7 times as slow as the two (docs/PERFORMANCE.md), the gate
 // sums' workgroup barriers most likely slowing every invocation of the
 // kernel that holds them, the input gradient's too.
 func (a *AutogradDevice) SetOneDispatchGateBackward(on bool) { a.gateBackward = &on }
