@@ -52,35 +52,17 @@ func (m *Model) GraphRolloutWith(state *autograd.Tensor, steps int, opt GraphOpt
 	}
 	g := gridOf("GraphRolloutWith", state, m.Config.Channels, m.Config.Boundary)
 	k := opt.Recompute
-	if k <= 0 || k >= steps {
-		return m.graphSteps(state, 0, steps, opt, m.graphCoefficients(g, opt.StraightThrough))
-	}
-	if opt.After != nil {
+	if k > 0 && k < steps && opt.After != nil {
 		panic("dlca: GraphRolloutWith: Recompute with After: the checkpointed segments run twice, so After would see their states twice (keep every step's activations instead)")
 	}
-	// NOTE: the segments step with leaves sharing the coefficients' data,
-	// which they close over, so that each step's gradient is added into
-	// the leaves in the order one backward pass adds it (step T-1 first; as
-	// bptt's recomputed CPU loss does); the tie below, the first op of the
-	// rollout and so the last of its backward pass, hands the totals to the
-	// coefficients, whose softmax gradient then runs once: the gradients
-	// are bit for bit the plain rollout's.
-	gc := m.graphCoefficients(g, opt.StraightThrough)
-	leaves := &graphCoeffs{hard: gc.hard, neighbours: gc.neighbours}
-	for _, c := range gc.soft {
-		leaves.soft = append(leaves.soft, c.Detach().SetRequiresGrad(true))
+	gc, state := m.graphCoefficients(g, opt.StraightThrough, state)
+	if k <= 0 || k >= steps {
+		return m.graphSteps(state, 0, steps, opt, gc)
 	}
-	state = autograd.RecordFirstOrder("dlca.tieCoefficients", state.Detach(), append([]*autograd.Tensor{state}, gc.soft...), func(g *autograd.Tensor) []*autograd.Tensor {
-		grads := []*autograd.Tensor{g}
-		for _, l := range leaves.soft {
-			grads = append(grads, l.Grad())
-		}
-		return grads
-	})
 	for t0 := 0; t0 < steps; t0 += k {
 		n := min(k, steps-t0)
 		state = autograd.Checkpoint(func(xs []*autograd.Tensor) *autograd.Tensor {
-			return m.graphSteps(xs[0], t0, n, opt, leaves)
+			return m.graphSteps(xs[0], t0, n, opt, gc)
 		}, state)
 	}
 	return state
@@ -117,7 +99,10 @@ func (m *Model) graphStep(state *autograd.Tensor, gc *graphCoeffs) *autograd.Ten
 		if gc.hard != nil {
 			hard = gc.hard[i]
 		}
-		return l.ForwardFMWith(x, gc.soft[i], hard)
+		if gc.grads == nil {
+			return l.ForwardFMWith(x, gc.soft[i], hard)
+		}
+		return l.ForwardFMInto(x, gc.soft[i], hard, gc.grads[i])
 	}
 	s := state.Shape()
 	bsz, h, w, c := s[0], s[1], s[2], s[3]
@@ -142,20 +127,28 @@ func (m *Model) graphStep(state *autograd.Tensor, gc *graphCoeffs) *autograd.Ten
 }
 
 // graphCoeffs are every layer's coefficients (Layers order), computed once
-// for a rollout, its hard ones when it is straight-through, and the rows
-// the neighbourhoods gather: for position n and cell i, row
-// neighbours[n*cells+i] of the state's rows followed by a zero row
-// (Grid.sources, the cell seen or the zero row beyond a zero boundary).
+// for a rollout, detached, with their gradients, summed in place by every
+// step (gates.Layer.ForwardFMInto), its hard coefficients when it is
+// straight-through, and the rows the neighbourhoods gather: for position n
+// and cell i, row neighbours[n*cells+i] of the state's rows followed by a
+// zero row (Grid.sources, the cell seen or the zero row beyond a zero
+// boundary).
 type graphCoeffs struct {
-	soft, hard []*autograd.Tensor
-	neighbours []int
+	soft, grads, hard []*autograd.Tensor
+	neighbours        []int
 }
 
 // graphCoefficients computes the coefficients of every layer once
 // (gates.Layer.Coefficients, HardCoefficients): every step reads them, and
 // their gradient reaches the logits through the softmax once, from the
-// per-gate sums of all the steps added up (as Rollout's coeffOp does).
-func (m *Model) graphCoefficients(g Grid, straight bool) *graphCoeffs {
+// per-gate sums of all the steps added up (as Rollout's coeffOp does). The
+// steps add their sums into one zeroed tensor per layer, in the order their
+// backward passes run (step T-1 first, as autograd would add them, but with
+// no addition op per step and layer); the state it returns is tied to the
+// coefficients by an op that is the rollout's first and so the last of its
+// backward pass, which hands those totals to the coefficients. With
+// logits that need no gradient there is nothing to sum or tie.
+func (m *Model) graphCoefficients(g Grid, straight bool, state *autograd.Tensor) (*graphCoeffs, *autograd.Tensor) {
 	c := &graphCoeffs{}
 	for _, src := range g.sources() {
 		if src < 0 {
@@ -164,13 +157,28 @@ func (m *Model) graphCoefficients(g Grid, straight bool) *graphCoeffs {
 			c.neighbours = append(c.neighbours, int(src))
 		}
 	}
+	var soft []*autograd.Tensor
+	grad := false
 	for _, l := range m.Layers() {
-		c.soft = append(c.soft, l.Coefficients())
+		coeffs := l.Coefficients()
+		soft = append(soft, coeffs)
+		grad = grad || coeffs.RequiresGrad()
+		c.soft = append(c.soft, coeffs.Detach())
 		if straight {
 			c.hard = append(c.hard, l.HardCoefficients())
 		}
 	}
-	return c
+	if !grad {
+		return c, state
+	}
+	for _, coeffs := range soft {
+		c.grads = append(c.grads, autograd.ZerosLike(coeffs))
+	}
+	grads := c.grads
+	state = autograd.RecordFirstOrder("dlca.tieCoefficients", state.Detach(), append([]*autograd.Tensor{state}, soft...), func(g *autograd.Tensor) []*autograd.Tensor {
+		return append([]*autograd.Tensor{g}, grads...)
+	})
+	return c, state
 }
 
 // FireTensor returns the first steps fire masks of Config.FireMasks(seed)

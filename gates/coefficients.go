@@ -27,6 +27,11 @@ type CoeffKernels interface {
 	// GateLayerCoeffsBackward sets dx and dcoeffs (either may be nil) for
 	// the output gradient g; dcoeffs are the four per-gate sums.
 	GateLayerCoeffsBackward(dx, dcoeffs, g, x, coeffs *autograd.Tensor, w Wiring, d Dims)
+	// GateLayerCoeffsBackwardInto is GateLayerCoeffsBackward with the four
+	// per-gate sums added into dcoeffs (not nil) instead of set: the
+	// gradient of coefficients that several applications share, summed in
+	// place (ForwardFMInto).
+	GateLayerCoeffsBackwardInto(dx, dcoeffs, g, x, coeffs *autograd.Tensor, w Wiring, d Dims)
 }
 
 // Coefficients returns the layer's relaxed coefficients [Groups, Out, 4]
@@ -98,6 +103,76 @@ func (l *Layer) ForwardFMWith(x, coeffs, hard *autograd.Tensor) *autograd.Tensor
 		return autograd.Apply(&withOp[float64]{l: l, d: d, hard: hard}, x, coeffs)
 	}
 	return autograd.Apply(&withOp[float32]{l: l, d: d, hard: hard}, x, coeffs)
+}
+
+// ForwardFMInto is ForwardFMWith whose backward pass adds the coefficients'
+// gradient (the four per-gate sums) into dcoeffs instead of passing it back
+// through the graph: dcoeffs is a tensor of zeros of coeffs' shape on x's
+// device, which the caller made and later hands on as the coefficients'
+// gradient (dlca's GraphRolloutWith ties it to them at the rollout's
+// start). The steps of a rollout, all reading one layer's coefficients,
+// then sum their gradients in place, in the order their backward passes
+// run, with no addition per step (on a device the sums kernel adds into
+// dcoeffs' buffer, in the same dispatch as the input gradient). coeffs
+// and hard get no gradient through this op, and the sums are added only
+// when the backward pass reaches it, that is when x requires grad.
+func (l *Layer) ForwardFMInto(x, coeffs, hard, dcoeffs *autograd.Tensor) *autograd.Tensor {
+	d := l.dimsFM(x)
+	coeffs = coeffs.Detach()
+	if x.Device() != autograd.CPU || coeffs.Device() != autograd.CPU || dcoeffs.Device() != autograd.CPU {
+		k, ok := x.Device().(CoeffKernels)
+		if !ok || coeffs.Device() != x.Device() || dcoeffs.Device() != x.Device() {
+			panic(fmt.Sprintf("gates: layer %q: ForwardFMInto: input on %v, coefficients on %v, their gradient on %v (one device with gates.CoeffKernels)", l.Name, x.Device(), coeffs.Device(), dcoeffs.Device()))
+		}
+		return autograd.Apply(&deviceIntoOp{with: deviceWithOp{l: l, d: d, k: k, hard: hard}, coeffs: coeffs, dcoeffs: dcoeffs}, x)
+	}
+	if x.DType() == autograd.Float64 {
+		return autograd.Apply(&intoOp[float64]{with: withOp[float64]{l: l, d: d, hard: hard}, coeffs: coeffs, dcoeffs: dcoeffs}, x)
+	}
+	return autograd.Apply(&intoOp[float32]{with: withOp[float32]{l: l, d: d, hard: hard}, coeffs: coeffs, dcoeffs: dcoeffs}, x)
+}
+
+// intoOp is ForwardFMInto on the CPU; its one input is x.
+type intoOp[F Float] struct {
+	with            withOp[F]
+	coeffs, dcoeffs *autograd.Tensor
+}
+
+func (op *intoOp[F]) Name() string { return op.with.Name() }
+
+func (op *intoOp[F]) Forward(in []*autograd.Tensor) *autograd.Tensor {
+	return op.with.Forward([]*autograd.Tensor{in[0], op.coeffs})
+}
+
+func (op *intoOp[F]) Backward(g *autograd.Tensor, in []*autograd.Tensor, _ *autograd.Tensor) []*autograd.Tensor {
+	x := in[0]
+	sums := make([]float64, 4*op.with.d.Gates())
+	dx := autograd.ZerosLike(x)
+	BackwardSoftFM(data[F](dx), sums, data[F](g), data[F](x), data[F](op.coeffs), op.with.l.Wiring, op.with.d)
+	acc := data[F](op.dcoeffs)
+	for i, v := range sums {
+		acc[i] += F(v) // rounded as withOp's gradient is before autograd adds it
+	}
+	return []*autograd.Tensor{dx}
+}
+
+// deviceIntoOp is ForwardFMInto on a device; its one input is x.
+type deviceIntoOp struct {
+	with            deviceWithOp
+	coeffs, dcoeffs *autograd.Tensor
+}
+
+func (op *deviceIntoOp) Name() string { return op.with.Name() }
+
+func (op *deviceIntoOp) Forward(in []*autograd.Tensor) *autograd.Tensor {
+	return op.with.Forward([]*autograd.Tensor{in[0], op.coeffs})
+}
+
+func (op *deviceIntoOp) Backward(g *autograd.Tensor, in []*autograd.Tensor, _ *autograd.Tensor) []*autograd.Tensor {
+	x := in[0]
+	dx := autograd.Empty(x.Device(), x.DType(), x.Shape()...)
+	op.with.k.GateLayerCoeffsBackwardInto(dx, op.dcoeffs, g, x, op.coeffs, op.with.l.Wiring, op.with.d)
+	return []*autograd.Tensor{dx}
 }
 
 // coeffOp is Coefficients on the CPU.

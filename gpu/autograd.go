@@ -61,6 +61,9 @@ type AutogradDevice struct {
 	// (see capture.go); nil when eager.
 	cap *capturing
 	rep *replaying
+
+	// gateBackward is SetOneDispatchGateBackward's choice; nil: by adapter.
+	gateBackward *bool
 }
 
 // ErrFloat64 is the error of an AutogradDevice asked to hold a float64

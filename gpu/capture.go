@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -101,6 +102,7 @@ type program struct {
 	pinned          []*wgpu.Buffer
 	fused           []*wgpu.Buffer // uniforms of fused kernels
 	dispatches      int
+	byShader        map[string]int // dispatches per shader ("fused" for fusion's kernels)
 }
 
 // segment is the commands of one submission at capture, with the host
@@ -216,6 +218,18 @@ func (s *Step) Dispatches(in ...*autograd.Tensor) int {
 		return p.dispatches
 	}
 	return 0
+}
+
+// DispatchesByShader returns how many dispatches of one replay of the step
+// for inputs of in's shapes each shader makes (fusion's generated kernels
+// counted together under "fused"), or nil when none is captured: what a
+// replay is made of, for finding the dispatches to cut.
+func (s *Step) DispatchesByShader(in ...*autograd.Tensor) map[string]int {
+	p, ok := s.progs[key(in)]
+	if !ok {
+		return nil
+	}
+	return maps.Clone(p.byShader)
 }
 
 // Release frees the step's programs: their bind groups and uniforms, and
@@ -447,6 +461,14 @@ func (a *AutogradDevice) pinProgram(p *program) {
 				continue
 			}
 			p.dispatches++
+			name := sg.infos[i].shader
+			if strings.HasPrefix(name, fusedPrefix) {
+				name = "fused"
+			}
+			if p.byShader == nil {
+				p.byShader = map[string]int{}
+			}
+			p.byShader[name]++
 			for _, b := range sg.infos[i].bufs {
 				add(b)
 			}

@@ -59,6 +59,14 @@ func (CPUTwin) GateSums(x, gy []float32, w gates.Wiring, d gates.Dims) ([]float3
 	return to32(sums), nil
 }
 
+// GateBackward is gates.BackwardSoftFM: the input gradient, then the sums.
+func (CPUTwin) GateBackward(x, gy, coeffs []float32, w gates.Wiring, d gates.Dims) ([]float32, error) {
+	dx := make([]float32, d.XLen())
+	sums := make([]float64, 4*d.Gates())
+	gates.BackwardSoftFM(dx, sums, gy, x, coeffs, w, d)
+	return append(dx, to32(sums)...), nil
+}
+
 // GateLogitGrad is gates.LogitGrads.
 func (CPUTwin) GateLogitGrad(probs, sums []float32) ([]float32, error) {
 	g := make([]float32, len(probs))

@@ -48,6 +48,9 @@ var fusableShaders = []string{
 	"matmul.wgsl", // as a run's head only, the run its epilogue
 }
 
+// fusedPrefix starts the name of every kernel fusion generates.
+const fusedPrefix = "fused-"
+
 // maxFusedBuffers and maxFusedOps bound one fused kernel: its storage
 // bindings (also capped by the device's limit) and its members.
 const (
@@ -503,7 +506,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 	}
 	code := src.String()
 	sum := sha256.Sum256([]byte(code))
-	name := "fused-" + hex.EncodeToString(sum[:8])
+	name := fusedPrefix + hex.EncodeToString(sum[:8])
 	if _, ok := a.d.pipelines[name]; !ok {
 		pipe, err := a.d.compile(name, code)
 		if err != nil {

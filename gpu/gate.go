@@ -162,6 +162,18 @@ func (o Ops) GateSums(g *Gates, x, gy *Buffer, l *Layer, rows int, sharedX bool)
 	return o.r.DispatchGroups("gate_sums.wgsl", l.Groups*l.Out, l.params(rows, sharedX), l.wiring, x, gy, g.Sums)
 }
 
+// GateBackward records gate_backward.wgsl: GateBackwardInput into gx and
+// GateSums (added into g.Sums) in one dispatch, with the same bits.
+func (o Ops) GateBackward(gx, x, gy *Buffer, l *Layer, g *Gates, rows int, sharedX bool) error {
+	l.check("GateBackward", rows, sharedX, x, gy)
+	n := l.xLen(rows, sharedX)
+	if gx.N < n {
+		panic(fmt.Sprintf("gpu: GateBackward of layer %q: gx has %d elements, want %d", l.Name, gx.N, n))
+	}
+	return o.r.DispatchGroups("gate_backward.wgsl", l.Groups*l.Out+ceilDiv(n, workgroupSize), l.params(rows, sharedX),
+		l.wiring, l.revStart, l.revSlot, g.Coeffs, x, gy, gx, g.Sums)
+}
+
 // GateLogitGrad records gate_logit_grad.wgsl: adds dL/dLogits, from the sums
 // and probabilities, into g.Grads.
 func (o Ops) GateLogitGrad(g *Gates) error {

@@ -142,6 +142,7 @@ func TestGateKernelsMatchCPUTwin(t *testing.T) {
 				{"GateForward", func(k Kernels) ([]float32, error) { return k.GateForward(c.x, coeffs, c.w, c.d) }},
 				{"GateBackwardInput", func(k Kernels) ([]float32, error) { return k.GateBackwardInput(c.x, c.gy, coeffs, c.w, c.d) }},
 				{"GateSums", func(k Kernels) ([]float32, error) { return k.GateSums(c.x, c.gy, c.w, c.d) }},
+				{"GateBackward", func(k Kernels) ([]float32, error) { return k.GateBackward(c.x, c.gy, coeffs, c.w, c.d) }},
 			} {
 				want, _ := f.run(cpu)
 				got, err := f.run(gpu)
@@ -249,4 +250,40 @@ func TestGateHardCoeffs(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestGateBackwardIsInputGradAndSums checks that the one-dispatch backward
+// pass gives gate_backward_input's and gate_sums' bits exactly (the same
+// arithmetic in the same order), on every gate case.
+func TestGateBackwardIsInputGradAndSums(t *testing.T) {
+	k := GPU{D: testDevice(t)}
+	for _, c := range gateCases() {
+		t.Run(c.name, func(t *testing.T) {
+			_, coeffs, err := k.GateCoeffs(c.logits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			both, err := k.GateBackward(c.x, c.gy, coeffs, c.w, c.d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gx, err := k.GateBackwardInput(c.x, c.gy, coeffs, c.w, c.d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sums, err := k.GateSums(c.x, c.gy, c.w, c.d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := append(gx, sums...)
+			if len(both) != len(want) {
+				t.Fatalf("%d values, want %d (gx then the sums)", len(both), len(want))
+			}
+			for i := range want {
+				if math.Float32bits(both[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("value %d (of %d gx, then the sums): %v, separate kernels %v", i, len(gx), both[i], want[i])
+				}
+			}
+		})
+	}
 }

@@ -25,6 +25,9 @@ type Kernels interface {
 	// GateSums returns the four per-gate sums over the rows,
 	// (sum gy, sum gy*a, sum gy*b, sum gy*a*b), [Groups][Out][4].
 	GateSums(x, gy []float32, w gates.Wiring, d gates.Dims) ([]float32, error)
+	// GateBackward returns GateBackwardInput's dL/dx followed by GateSums'
+	// sums, from one kernel.
+	GateBackward(x, gy, coeffs []float32, w gates.Wiring, d gates.Dims) ([]float32, error)
 	// GateLogitGrad returns dL/dlogits from the probabilities and the sums.
 	GateLogitGrad(probs, sums []float32) ([]float32, error)
 	// ClipValue returns g clamped to [-limit, limit].
@@ -213,6 +216,20 @@ func (k GPU) GateSums(x, gy []float32, w gates.Wiring, d gates.Dims) ([]float32,
 		s.record(s.p.GateSums(g, bx, bgy, l, d.Rows, d.SharedInput))
 	}
 	return s.read(g.Sums, 4*d.Gates()), s.err
+}
+
+// GateBackward runs gate_backward.wgsl on zeroed sums.
+func (k GPU) GateBackward(x, gy, coeffs []float32, w gates.Wiring, d gates.Dims) ([]float32, error) {
+	s := k.start()
+	defer s.close()
+	g := s.gates(d.Gates(), nil, nil, coeffs, nil)
+	l := s.layer(w, d)
+	bx, bgy, bgx := s.in("x", x, 0), s.in("gy", gy, 0), s.in("gx", nil, d.XLen())
+	if s.err == nil {
+		s.record(s.p.GateBackward(bgx, bx, bgy, l, g, d.Rows, d.SharedInput))
+	}
+	gx := s.read(bgx, d.XLen())
+	return append(gx, s.read(g.Sums, 4*d.Gates())...), s.err
 }
 
 // GateLogitGrad runs gate_logit_grad.wgsl on zeroed gradients.

@@ -13,8 +13,8 @@ type countParams struct {
 }
 
 // gateParams mirrors GateParams (declared in shaders/lib/params.wgsl), the
-// uniform of gate_forward.wgsl, gate_backward_input.wgsl and
-// gate_sums.wgsl.
+// uniform of gate_forward.wgsl, gate_backward_input.wgsl, gate_sums.wgsl
+// and gate_backward.wgsl.
 type gateParams struct {
 	Rows, In, Out, Groups uint32
 	XGroupStride          uint32 // In, or 0 when the groups share x

@@ -28,6 +28,9 @@ type Counts struct {
 	Dispatches, Submissions, ReadBacks int
 	Writes                             int
 	Bytes                              int64
+	// ByShader is the captured gradient step's dispatches per shader
+	// (gpu.Step.DispatchesByShader; nil for an eager engine).
+	ByShader map[string]int
 }
 
 // Engine trains a copy of a setup's model on a gpu.AutogradDevice through
@@ -144,15 +147,18 @@ func (e *Engine) Iterate(b *bptt.Batch) (float64, error) {
 	d0, s0 := e.dev.Counts()
 	r0 := e.dev.ReadBacks()
 	w0, b0, _ := e.dev.Uploaded()
-	loss, err := e.iterate(b)
+	in := e.inputs(b)
+	loss, err := e.iterate(in)
 	d1, s1 := e.dev.Counts()
 	w1, b1, _ := e.dev.Uploaded()
 	e.last = Counts{Dispatches: d1 - d0, Submissions: s1 - s0, ReadBacks: e.dev.ReadBacks() - r0, Writes: w1 - w0, Bytes: b1 - b0}
+	if st, ok := e.gradStep(); ok {
+		e.last.ByShader = st.DispatchesByShader(in...)
+	}
 	return loss, err
 }
 
-func (e *Engine) iterate(b *bptt.Batch) (float64, error) {
-	in := e.inputs(b)
+func (e *Engine) iterate(in []*autograd.Tensor) (float64, error) {
 	st := e.stepsFor(mode{straight: e.straight, penalty: e.penalty})
 	out, err := st.grad.Run(in...)
 	if err != nil {
@@ -320,3 +326,12 @@ var (
 	_ bptt.StraightThroughEngine = (*Engine)(nil)
 	_ bptt.StatePenaltyEngine    = (*Engine)(nil)
 )
+
+// gradStep returns the captured gradient step, if the engine captures.
+func (e *Engine) gradStep() (*gpu.Step, bool) {
+	if e.steps == nil {
+		return nil, false
+	}
+	st, ok := e.steps.grad.(*gpu.Step)
+	return st, ok
+}

@@ -20,9 +20,10 @@ const Devices = "cpu|gpu|gpu-autograd|auto"
 //     such as lavapipe is far slower than the CPU);
 //   - "gpu-autograd": this package's engine (the captured autograd step) on
 //     the best adapter, an error if there is none. It is not the default
-//     yet: a checkerboard iteration takes 1,830 dispatches against the
-//     recorded engine's 1,263, and 1.5x its time on lavapipe
-//     (docs/PERFORMANCE.md); it becomes "gpu" once it is the faster.
+//     yet: a checkerboard iteration takes 1,094 dispatches on a hardware
+//     GPU (1,474 on a software adapter) against the recorded engine's
+//     1,263, but on lavapipe, the only adapter measured, it is not reliably
+//     the faster (docs/PERFORMANCE.md); it becomes "gpu" once it is.
 //
 // Its engine owns the device it opens and closes it with the engine.
 func SelectEngine(device string, setup bptt.Setup, log io.Writer) (bptt.Engine, string, error) {

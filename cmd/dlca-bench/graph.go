@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 
 	"github.com/dlca/dlca/bptt"
 	"github.com/dlca/dlca/gpu"
@@ -40,4 +42,11 @@ func printGraphCounts(eng bptt.Engine, stdout io.Writer) {
 	c := g.LastCounts()
 	fmt.Fprintf(stdout, "graph engine: %d kernel dispatches in %d submissions, %d read-backs, %d uploads of %d bytes per iteration (captured step replayed)\n",
 		c.Dispatches, c.Submissions, c.ReadBacks, c.Writes, c.Bytes)
+	if len(c.ByShader) > 0 {
+		fmt.Fprintf(stdout, "graph engine dispatches by kernel:")
+		for _, name := range slices.Sorted(maps.Keys(c.ByShader)) {
+			fmt.Fprintf(stdout, " %s %d;", name, c.ByShader[name])
+		}
+		fmt.Fprintln(stdout)
+	}
 }
