@@ -1,0 +1,182 @@
+package autograd
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// The CPU's tensor storage pool: the element arrays of CPU tensors (made
+// by Zeros, Empty, Clone and every op through them) are lent from a pool
+// and come back to it when the garbage collector finds them unreachable, so
+// that a training loop, whose steps make tensors of the same sizes over and
+// over, stops allocating after its first steps. What a fresh allocation of
+// megabytes costs, and the pool saves, is not the allocation itself but
+// the collections it causes, the zeroing and the page faults of memory
+// the runtime had given back to the system: about a sixth of a CNN
+// training step (docs/PERFORMANCE.md, issue 32, round two).
+//
+// Whether an array is still in use is the collector's to say, not the
+// graph's: a tensor's storage may be shared by views, kept by the caller
+// after its graph is freed, or held as a slice from Data32, and every one
+// of those references keeps the array reachable. Each lent array carries a
+// finalizer; when a collection finds the array unreachable, the finalizer
+// runs, and instead of letting the memory go it puts the array on the free
+// list of its length. So a tensor's memory can never be reused while
+// anything refers to it, and nothing needs to release a tensor by hand.
+//
+// Collections: a finalizer runs only after a collection, and a loop that
+// takes its buffers from the pool allocates too little for the runtime to
+// start one. So take runs the collector itself when it finds no free array
+// and at least max(poolGarbage, what was lent after the last collection)
+// has been lent since, as the GPU device's pool does (gpu/autograd_pool.go).
+// Free arrays not asked for over two such collections are dropped, and the
+// free lists hold at most poolMaxFree bytes, so a process that moves on to
+// other shapes does not keep the old ones.
+//
+// Arrays under poolMinLen elements (the runtime's small-object allocator
+// serves them well) and over poolMaxLen (rare, and not worth holding) are
+// plain allocations.
+
+const (
+	poolMinLen  = 1 << 10   // elements
+	poolMaxLen  = 1 << 24   // elements: 64 MiB of float32
+	poolGarbage = 8 << 20   // bytes
+	poolMaxFree = 256 << 20 // bytes
+)
+
+// storagePool lends arrays of one element type. Its zero value is empty and
+// ready.
+type storagePool[T Float] struct {
+	mu         sync.Mutex
+	free       map[int]*freeArrays[T] // by length
+	freeBytes  int
+	lent       int  // bytes lent and not yet back (live, or dead and not yet found)
+	liveAtGC   int  // bytes lent after the last collection take ran; -1: to measure
+	collecting bool // a take is running the collector
+	epoch      int  // collections take has run
+}
+
+// freeArrays are the free arrays of one length, and the epoch in which one
+// was last taken or given back.
+type freeArrays[T Float] struct {
+	arrays [][]T
+	used   int
+}
+
+var pool32 storagePool[float32]
+var pool64 storagePool[float64]
+
+// allocStorage returns a zeroed array of n elements from the pool of its
+// element type.
+func allocStorage[T Float](n int) []T {
+	var zero T
+	if _, ok := any(zero).(float64); ok {
+		return any(pool64.take(n)).([]T)
+	}
+	return any(pool32.take(n)).([]T)
+}
+
+// take returns a zeroed array of n elements: a free one, or one found free
+// after running the collector (see the rule above), or a new one.
+func (p *storagePool[T]) take(n int) []T {
+	if n < poolMinLen || n > poolMaxLen {
+		return make([]T, n)
+	}
+	size := n * int(unsafe.Sizeof(T(0)))
+	p.mu.Lock()
+	if p.liveAtGC < 0 { // the finalizers of the last collection have had their turn
+		p.liveAtGC = p.lent
+	}
+	s := p.takeFree(n)
+	if s == nil && !p.collecting && p.lent >= p.liveAtGC+max(poolGarbage, p.liveAtGC) {
+		p.collecting = true
+		p.mu.Unlock()
+		collect()
+		p.mu.Lock()
+		p.collecting = false
+		p.epoch++
+		p.liveAtGC = -1
+		p.dropStale()
+		s = p.takeFree(n)
+	}
+	p.lent += size
+	p.mu.Unlock()
+	if s == nil {
+		s = make([]T, n)
+	} else {
+		clear(s)
+	}
+	runtime.SetFinalizer(&s[0], func(first *T) { p.giveBack(unsafe.Slice(first, n)) })
+	return s
+}
+
+// collect runs the collector and lets the finalizer goroutine give the
+// dead arrays back: it waits until that goroutine has run a sentinel's
+// finalizer queued by the same collection (the others of the collection
+// run around it), then yields once more.
+func collect() {
+	done := make(chan struct{})
+	sentinel := new([16]byte) // not a tiny allocation, so it is its own object
+	runtime.SetFinalizer(sentinel, func(*[16]byte) { close(done) })
+	sentinel = nil
+	runtime.GC()
+	for range 1000 {
+		select {
+		case <-done:
+			runtime.Gosched()
+			return
+		default:
+			runtime.Gosched()
+		}
+	}
+}
+
+// takeFree returns a free array of n elements, or nil. p.mu is held.
+func (p *storagePool[T]) takeFree(n int) []T {
+	f := p.free[n]
+	if f == nil || len(f.arrays) == 0 {
+		return nil
+	}
+	s := f.arrays[len(f.arrays)-1]
+	f.arrays[len(f.arrays)-1] = nil
+	f.arrays = f.arrays[:len(f.arrays)-1]
+	f.used = p.epoch
+	p.freeBytes -= len(s) * int(unsafe.Sizeof(T(0)))
+	return s
+}
+
+// giveBack is the finalizer of a lent array the collector found
+// unreachable: it goes on the free list, or, when the free lists are full,
+// is let go (it has no finalizer now, so the next collection frees it).
+func (p *storagePool[T]) giveBack(s []T) {
+	size := len(s) * int(unsafe.Sizeof(T(0)))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lent -= size
+	if p.freeBytes+size > poolMaxFree {
+		return
+	}
+	if p.free == nil {
+		p.free = map[int]*freeArrays[T]{}
+	}
+	f := p.free[len(s)]
+	if f == nil {
+		f = &freeArrays[T]{}
+		p.free[len(s)] = f
+	}
+	f.arrays = append(f.arrays, s)
+	f.used = p.epoch
+	p.freeBytes += size
+}
+
+// dropStale lets go of the free arrays of every length not taken or given
+// back in the last two collections. p.mu is held.
+func (p *storagePool[T]) dropStale() {
+	for n, f := range p.free {
+		if f.used < p.epoch-2 {
+			p.freeBytes -= n * len(f.arrays) * int(unsafe.Sizeof(T(0)))
+			delete(p.free, n)
+		}
+	}
+}

@@ -1,0 +1,43 @@
+package buffers
+
+import (
+	"runtime"
+	"testing"
+)
+
+// TestListSurvivesCollections: a slice given back is the one handed out
+// next, after any number of collections (a sync.Pool loses it in two), and
+// a request longer than the kept slice gets a new one of its length.
+func TestListSurvivesCollections(t *testing.T) {
+	var l List[float32]
+	p := l.Get(100)
+	if len(*p) != 100 {
+		t.Fatalf("Get(100) gave %d elements", len(*p))
+	}
+	(*p)[0] = 7
+	l.Put(p)
+	runtime.GC()
+	runtime.GC()
+	runtime.GC()
+	q := l.Get(50)
+	if q != p || len(*q) != 50 || (*q)[0] != 7 {
+		t.Fatalf("after collections Get(50) gave %p (len %d), want the slice given back %p", q, len(*q), p)
+	}
+	l.Put(q)
+	r := l.Get(200)
+	if r == p || len(*r) != 200 {
+		t.Fatalf("Get(200) gave the kept slice of capacity 100, or %d elements", len(*r))
+	}
+}
+
+// TestListHoldsAtMostMax: a list given back more than Max slices keeps Max.
+func TestListHoldsAtMostMax(t *testing.T) {
+	var l List[byte]
+	for range Max + 10 {
+		s := make([]byte, 1)
+		l.Put(&s)
+	}
+	if len(l.free) != Max {
+		t.Fatalf("list holds %d slices, want %d", len(l.free), Max)
+	}
+}
