@@ -2,6 +2,7 @@ package autograd
 
 import (
 	"runtime"
+	"runtime/metrics"
 	"sync"
 	"unsafe"
 )
@@ -28,8 +29,9 @@ import (
 // Collections: a finalizer runs only after a collection, and a loop that
 // takes its buffers from the pool allocates too little for the runtime to
 // start one. So take runs the collector itself when it finds no free array
-// and at least max(poolGarbage, what was lent after the last collection)
-// has been lent since, as the GPU device's pool does (gpu/autograd_pool.go).
+// and at least max(poolGarbage, what was lent after the last collection,
+// half the live heap) has been lent since, as the GPU device's pool does
+// (gpu/autograd_pool.go).
 // Free arrays not asked for over two such collections are dropped, and the
 // free lists hold at most poolMaxFree bytes, so a process that moves on to
 // other shapes does not keep the old ones.
@@ -89,7 +91,7 @@ func (p *storagePool[T]) take(n int) []T {
 		p.liveAtGC = p.lent
 	}
 	s := p.takeFree(n)
-	if s == nil && !p.collecting && p.lent >= p.liveAtGC+max(poolGarbage, p.liveAtGC) {
+	if s == nil && !p.collecting && p.lent >= p.liveAtGC+max(poolGarbage, p.liveAtGC, heapLive()/2) {
 		p.collecting = true
 		p.mu.Unlock()
 		collect()
@@ -109,6 +111,19 @@ func (p *storagePool[T]) take(n int) []T {
 	}
 	runtime.SetFinalizer(&s[0], func(first *T) { p.giveBack(unsafe.Slice(first, n)) })
 	return s
+}
+
+// heapLive is the heap the last collection found live, in bytes: a forced
+// collection costs time in proportion to it, so take runs one no sooner
+// than after half that much has been lent (at most twice as often as the
+// runtime's own pacing at GOGC=100 would).
+func heapLive() int {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int(sample[0].Value.Uint64())
 }
 
 // collect runs the collector and lets the finalizer goroutine give the
