@@ -8,7 +8,8 @@ import (
 )
 
 // The CPU's tensor storage pool: the element arrays of CPU tensors (made
-// by Zeros, Empty, Clone and every op through them) are lent from a pool
+// by Zeros, Empty, Clone and every op through them), and max pooling's
+// window indices, are lent from a pool
 // and come back to it when the garbage collector finds them unreachable, so
 // that a training loop, whose steps make tensors of the same sizes over and
 // over, stops allocating after its first steps. What a fresh allocation of
@@ -49,7 +50,7 @@ const (
 
 // storagePool lends arrays of one element type. Its zero value is empty and
 // ready.
-type storagePool[T Float] struct {
+type storagePool[T poolElem] struct {
 	mu         sync.Mutex
 	free       map[int]*freeArrays[T] // by length
 	freeBytes  int
@@ -61,13 +62,18 @@ type storagePool[T Float] struct {
 
 // freeArrays are the free arrays of one length, and the epoch in which one
 // was last taken or given back.
-type freeArrays[T Float] struct {
+type freeArrays[T poolElem] struct {
 	arrays [][]T
 	used   int
 }
 
+// poolElem is an element type the pool lends: tensors' and max pooling's
+// window indices.
+type poolElem interface{ ~float32 | ~float64 | ~int32 }
+
 var pool32 storagePool[float32]
 var pool64 storagePool[float64]
+var poolIndices storagePool[int32]
 
 // allocStorage returns a zeroed array of n elements from the pool of its
 // element type.
