@@ -5,6 +5,8 @@ import (
 	"runtime/metrics"
 	"sync"
 	"unsafe"
+
+	internalgemm "github.com/dlca/dlca/internal/gemm"
 )
 
 // The CPU's tensor storage pool: the element arrays of CPU tensors (made
@@ -58,6 +60,7 @@ type storagePool[T poolElem] struct {
 	liveAtGC   int  // bytes lent after the last collection take ran; -1: to measure
 	collecting bool // a take is running the collector
 	epoch      int  // collections take has run
+	drain      bool // FreeUnusedMemory is running: dead arrays are let go
 }
 
 // freeArrays are the free arrays of one length, and the epoch in which one
@@ -175,7 +178,7 @@ func (p *storagePool[T]) giveBack(s []T) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.lent -= size
-	if p.freeBytes+size > poolMaxFree {
+	if p.drain || p.freeBytes+size > poolMaxFree {
 		return
 	}
 	if p.free == nil {
@@ -199,5 +202,38 @@ func (p *storagePool[T]) dropStale() {
 			p.freeBytes -= n * len(f.arrays) * int(unsafe.Sizeof(T(0)))
 			delete(p.free, n)
 		}
+	}
+}
+
+// FreeUnusedMemory gives the CPU storage pool's free arrays, and the
+// kernels' kept scratch and packing buffers, back to the runtime, after a
+// collection that lets the arrays of dead tensors come
+// back to the pool first, as torch.cuda.empty_cache does for PyTorch's
+// caching allocator; the next collection frees them. Nothing needs it for
+// correctness: it is for a program that has finished with large tensors,
+// and for measuring the live heap without the pool's free arrays.
+func FreeUnusedMemory() {
+	scratch32.Clear()
+	scratch64.Clear()
+	internalgemm.FreeBuffers()
+	pool32.draining(true)
+	pool64.draining(true)
+	poolIndices.draining(true)
+	collect()
+	collect() // the finalizers of the first one's stragglers
+	pool32.draining(false)
+	pool64.draining(false)
+	poolIndices.draining(false)
+}
+
+// draining sets whether dead arrays are let go rather than kept, and lets
+// go of the free ones when it starts.
+func (p *storagePool[T]) draining(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.drain = on
+	if on {
+		p.free = nil
+		p.freeBytes = 0
 	}
 }

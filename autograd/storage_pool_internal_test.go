@@ -46,3 +46,18 @@ func TestStoragePoolRecyclesOnlyDeadArraysZeroed(t *testing.T) {
 	}
 	runtime.KeepAlive(held)
 }
+
+// TestFreeUnusedMemoryEmptiesThePool: after FreeUnusedMemory the pool
+// holds no free array, even of tensors that died just before it.
+func TestFreeUnusedMemoryEmptiesThePool(t *testing.T) {
+	for range 10 {
+		Zeros(Float32, 5*poolMinLen)
+	}
+	FreeUnusedMemory()
+	pool32.mu.Lock()
+	free := pool32.freeBytes
+	pool32.mu.Unlock()
+	if free != 0 {
+		t.Fatalf("the float32 pool keeps %d free bytes after FreeUnusedMemory", free)
+	}
+}

@@ -41,3 +41,11 @@ func (l *List[T]) Put(p *[]T) {
 	}
 	l.mu.Unlock()
 }
+
+// Clear lets go of every kept slice.
+func (l *List[T]) Clear() {
+	l.mu.Lock()
+	clear(l.free)
+	l.free = l.free[:0]
+	l.mu.Unlock()
+}

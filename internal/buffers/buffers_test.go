@@ -41,3 +41,14 @@ func TestListHoldsAtMostMax(t *testing.T) {
 		t.Fatalf("list holds %d slices, want %d", len(l.free), Max)
 	}
 }
+
+// TestListClear: after Clear, Get makes a new slice.
+func TestListClear(t *testing.T) {
+	var l List[int]
+	p := l.Get(4)
+	l.Put(p)
+	l.Clear()
+	if q := l.Get(4); q == p {
+		t.Fatal("Get after Clear returned the slice kept before it")
+	}
+}

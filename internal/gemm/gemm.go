@@ -43,6 +43,12 @@ type kernel[T Float] struct {
 	pool  buffers.List[T] // packing buffers
 }
 
+// FreeBuffers lets go of the packing buffers kept between products.
+func FreeBuffers() {
+	f32Kernel.pool.Clear()
+	f64Kernel.pool.Clear()
+}
+
 // MinWork is the number of multiply-adds (m·n·k) below which a product runs
 // on one goroutine: starting goroutines costs microseconds.
 const MinWork = 1 << 17
