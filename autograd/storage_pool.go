@@ -2,7 +2,9 @@ package autograd
 
 import (
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
+	"sync/atomic"
 	"sync"
 	"unsafe"
 
@@ -36,8 +38,9 @@ import (
 // half the live heap) has been lent since, as the GPU device's pool does
 // (gpu/autograd_pool.go).
 // Free arrays not asked for over two such collections are dropped, and the
-// free lists hold at most poolMaxFree bytes, so a process that moves on to
-// other shapes does not keep the old ones.
+// free lists hold at most poolMaxFree bytes (an eighth of the memory limit
+// if less), so a process that moves on to other shapes does not keep the
+// old ones; FreeUnusedMemory lets go of them all.
 //
 // Arrays under poolMinLen elements (the runtime's small-object allocator
 // serves them well) and over poolMaxLen (rare, and not worth holding) are
@@ -73,6 +76,14 @@ type freeArrays[T poolElem] struct {
 // poolElem is an element type the pool lends: tensors' and max pooling's
 // window indices.
 type poolElem interface{ ~float32 | ~float64 | ~int32 }
+
+// maxFree is the most bytes the free lists of one pool keep:
+// min(poolMaxFree, an eighth of the runtime's memory limit), read at each
+// collection take runs, so that under debug.SetMemoryLimit (internal/memlimit)
+// the free arrays, which the collector cannot free, stay a small part of it.
+var maxFree atomic.Int64
+
+func init() { maxFree.Store(poolMaxFree) }
 
 var pool32 storagePool[float32]
 var pool64 storagePool[float64]
@@ -145,6 +156,7 @@ func collect() {
 	runtime.SetFinalizer(sentinel, func(*[16]byte) { close(done) })
 	sentinel = nil
 	runtime.GC()
+	maxFree.Store(min(poolMaxFree, debug.SetMemoryLimit(-1)/8))
 	for range 1000 {
 		select {
 		case <-done:
@@ -178,7 +190,7 @@ func (p *storagePool[T]) giveBack(s []T) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.lent -= size
-	if p.drain || p.freeBytes+size > poolMaxFree {
+	if p.drain || p.freeBytes+size > int(maxFree.Load()) {
 		return
 	}
 	if p.free == nil {
