@@ -4,8 +4,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"sync/atomic"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	internalgemm "github.com/dlca/dlca/internal/gemm"
