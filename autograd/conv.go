@@ -160,7 +160,7 @@ func conv2dGeom(xShape, wShape []int, cfg Conv2dConfig) convGeom {
 
 // convOp is the convolution of geometry g, plus bias (nil for none).
 func convOp(g convGeom, x, w, bias *Tensor) *Tensor {
-	out := Empty(deviceOf("Conv2d", x, w, bias), x.dtype, g.n, g.o, g.oh, g.ow)
+	out := emptyFor(deviceOf("Conv2d", x, w, bias), x.dtype, g.n, g.o, g.oh, g.ow) // every element written
 	switch {
 	case out.dev != nil:
 		kernelsOf[ConvKernels]("Conv2d", out.dev, "ConvKernels").Conv2d(out, x, w, g.export())

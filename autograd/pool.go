@@ -123,11 +123,11 @@ func MaxPool2dWith(x *Tensor, cfg Pool2dConfig) (*Tensor, []int) {
 // device reads them back on its first call.
 func maxPool2d(x *Tensor, cfg Pool2dConfig) (*Tensor, func() []int) {
 	g := poolGeometry("MaxPool2dWith", x, cfg)
-	out := Empty(x.dev, x.dtype, x.shape[0], x.shape[1], g.oh, g.ow)
+	out := emptyFor(x.dev, x.dtype, x.shape[0], x.shape[1], g.oh, g.ow) // every element written
 	if x.dev != nil {
 		return maxPoolOn(g, out, x)
 	}
-	idx := poolIndices.take(out.Len())
+	idx := poolIndices.takeDirty(out.Len()) // every element written
 	if x.dtype == Float64 {
 		maxPoolKernel(g, out.f64, idx, x.f64)
 	} else {

@@ -99,11 +99,42 @@ func allocStorage[T Float](n int) []T {
 	return any(pool32.take(n)).([]T)
 }
 
+// emptyFor returns a tensor of the given shape for a kernel that writes
+// every element: on the CPU its array comes from the pool without being
+// zeroed first (its contents are undefined); on a device it is Empty.
+func emptyFor(dev Device, dtype DType, shape ...int) *Tensor {
+	if dev != nil && dev != CPU {
+		return newOn(dev, dtype, shape)
+	}
+	n := numel(shape)
+	if dtype == Float64 {
+		return New64(pool64.takeDirty(n), shape...)
+	}
+	return New(pool32.takeDirty(n), shape...)
+}
+
 // take returns a zeroed array of n elements: a free one, or one found free
 // after running the collector (see the rule above), or a new one.
 func (p *storagePool[T]) take(n int) []T {
+	s, recycled := p.lend(n)
+	if recycled {
+		clear(s)
+	}
+	return s
+}
+
+// takeDirty is take without zeroing: a recycled array holds what its last
+// tensor left.
+func (p *storagePool[T]) takeDirty(n int) []T {
+	s, _ := p.lend(n)
+	return s
+}
+
+// lend returns an array of n elements and whether it was recycled (else it
+// is new, and zero).
+func (p *storagePool[T]) lend(n int) ([]T, bool) {
 	if n < poolMinLen || n > poolMaxLen {
-		return make([]T, n)
+		return make([]T, n), false
 	}
 	size := n * int(unsafe.Sizeof(T(0)))
 	p.mu.Lock()
@@ -124,13 +155,12 @@ func (p *storagePool[T]) take(n int) []T {
 	}
 	p.lent += size
 	p.mu.Unlock()
-	if s == nil {
+	recycled := s != nil
+	if !recycled {
 		s = make([]T, n)
-	} else {
-		clear(s)
 	}
 	runtime.SetFinalizer(&s[0], func(first *T) { p.giveBack(unsafe.Slice(first, n)) })
-	return s
+	return s, recycled
 }
 
 // heapLive is the heap the last collection found live, in bytes: a forced

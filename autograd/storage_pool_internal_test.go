@@ -1,6 +1,7 @@
 package autograd
 
 import (
+	"math"
 	"runtime"
 	"testing"
 	"unsafe"
@@ -59,5 +60,49 @@ func TestFreeUnusedMemoryEmptiesThePool(t *testing.T) {
 	pool32.mu.Unlock()
 	if free != 0 {
 		t.Fatalf("the float32 pool keeps %d free bytes after FreeUnusedMemory", free)
+	}
+}
+
+// TestDirtyOutputsFullyWritten: Conv2d and MaxPool2d take their outputs
+// from the pool without zeroing them; with the pool's free arrays of those
+// lengths full of NaN, the results still match the definition.
+func TestDirtyOutputsFullyWritten(t *testing.T) {
+	const n, c, o, h = 2, 3, 4, 40 // outputs of 2·4·40·40 and 2·3·20·20 elements, both pooled
+	poison := func(shape ...int) {
+		var keep []*Tensor
+		for range 4 {
+			p := Zeros(Float32, shape...)
+			for i := range p.f32 {
+				p.f32[i] = float32(math.NaN())
+			}
+			keep = append(keep, p)
+		}
+		keep = nil
+		collect()
+	}
+	x := Zeros(Float32, n, c, h, h)
+	for i := range x.f32 {
+		x.f32[i] = float32(i%7) - 3
+	}
+	w := Zeros(Float32, o, c, 3, 3)
+	for i := range w.f32 {
+		w.f32[i] = float32(i%5) - 2
+	}
+	cfg := Conv2dConfig{Padding: [2]int{1, 1}}
+	poison(n, o, h, h)
+	got := Conv2d(x, w, nil, cfg)
+	want, _, _ := naiveConv2d(x, w, make([]float64, o), cfg)
+	for i, v := range want {
+		if float64(got.f32[i]) != v { // small integers: exact in float32
+			t.Fatalf("Conv2d element %d: %v, want %v", i, got.f32[i], v)
+		}
+	}
+	poison(n, c, h/2, h/2)
+	poison(n * c * h / 2 * h / 2) // the indices' length too (as float32 arrays of another pool: harmless)
+	pooled := MaxPool2d(x, 2, 0, 0)
+	for i, v := range pooled.f32 {
+		if v != v {
+			t.Fatalf("MaxPool2d element %d is NaN: a recycled output not written", i)
+		}
 	}
 }
