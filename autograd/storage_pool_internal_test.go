@@ -12,7 +12,7 @@ import (
 // length, zeroed (Zeros promises zeros); one still held through a slice
 // (Data32, after its tensor is gone) is never handed out again while held.
 func TestStoragePoolRecyclesOnlyDeadArraysZeroed(t *testing.T) {
-	const n = 3 * poolMinLen
+	const n = 3 * poolMinBytes / 4
 	first := func(s []float32) uintptr { return uintptr(unsafe.Pointer(&s[0])) }
 
 	held := Zeros(Float32, n).Data32() // its tensor is garbage at once
@@ -52,7 +52,7 @@ func TestStoragePoolRecyclesOnlyDeadArraysZeroed(t *testing.T) {
 // holds no free array, even of tensors that died just before it.
 func TestFreeUnusedMemoryEmptiesThePool(t *testing.T) {
 	for range 10 {
-		Zeros(Float32, 5*poolMinLen)
+		Zeros(Float32, 5*poolMinBytes/4)
 	}
 	FreeUnusedMemory()
 	pool32.mu.Lock()
@@ -67,7 +67,7 @@ func TestFreeUnusedMemoryEmptiesThePool(t *testing.T) {
 // from the pool without zeroing them; with the pool's free arrays of those
 // lengths full of NaN, the results still match the definition.
 func TestDirtyOutputsFullyWritten(t *testing.T) {
-	const n, c, o, h = 2, 3, 4, 40 // outputs of 2·4·40·40 and 2·3·20·20 elements, both pooled
+	const n, c, o, h = 2, 3, 4, 80 // outputs of 2·4·80·80 and 2·3·40·40 elements, both pooled
 	poison := func(shape ...int) {
 		var keep []*Tensor
 		for range 4 {
