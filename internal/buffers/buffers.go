@@ -1,6 +1,9 @@
 package buffers
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // Max is the most slices a List keeps: enough for every goroutine of a
 // kernel on a large machine to hold two.
@@ -13,24 +16,22 @@ type List[T any] struct {
 	free []*[]T
 }
 
-// Get returns a slice of n elements, its contents undefined: a kept one
-// when one is long enough (a shorter one is dropped), else a new one. Give
-// it back with Put.
+// Get returns a slice of n elements, its contents undefined: the most
+// recently given back of those long enough, else a new one. Give it back
+// with Put.
 func (l *List[T]) Get(n int) *[]T {
 	l.mu.Lock()
-	var p *[]T
-	if k := len(l.free); k > 0 {
-		p = l.free[k-1]
-		l.free[k-1] = nil
-		l.free = l.free[:k-1]
+	for i := len(l.free) - 1; i >= 0; i-- {
+		if p := l.free[i]; cap(*p) >= n {
+			l.free = slices.Delete(l.free, i, i+1) // clears the vacated slot
+			l.mu.Unlock()
+			*p = (*p)[:n]
+			return p
+		}
 	}
 	l.mu.Unlock()
-	if p == nil || cap(*p) < n {
-		s := make([]T, n)
-		return &s
-	}
-	*p = (*p)[:n]
-	return p
+	s := make([]T, n)
+	return &s
 }
 
 // Put gives back a slice from Get; it is dropped when the list is full.

@@ -28,6 +28,29 @@ func TestListSurvivesCollections(t *testing.T) {
 	if r == p || len(*r) != 200 {
 		t.Fatalf("Get(200) gave the kept slice of capacity 100, or %d elements", len(*r))
 	}
+	// The short one stays kept, behind the longer one given back after it.
+	l.Put(r)
+	if got := l.Get(100); got != r {
+		t.Fatal("Get(100) did not give the latest slice long enough")
+	}
+	if got := l.Get(100); got != p {
+		t.Fatal("Get(100) did not give the short slice kept behind the long one")
+	}
+}
+
+// TestListSkipsShortSlices: two sizes asked for in turn (a product's
+// packing buffers) each find their own slice again, with nothing new made.
+func TestListSkipsShortSlices(t *testing.T) {
+	var l List[float32]
+	a, b := l.Get(1000), l.Get(10)
+	l.Put(a)
+	l.Put(b) // the short one on top
+	if got := l.Get(1000); got != a {
+		t.Fatal("Get(1000) made a new slice where a long enough one was kept under a short one")
+	}
+	if got := l.Get(10); got != b {
+		t.Fatal("Get(10) did not find the short slice")
+	}
 }
 
 // TestListHoldsAtMostMax: a list given back more than Max slices keeps Max.
