@@ -13,14 +13,14 @@ import (
 
 // The CPU's tensor storage pool: the element arrays of CPU tensors (made
 // by Zeros, Empty, Clone and every op through them), and max pooling's
-// window indices, are lent from a pool
-// and come back to it when the garbage collector finds them unreachable, so
-// that a training loop, whose steps make tensors of the same sizes over and
-// over, stops allocating after its first steps. What a fresh allocation of
-// megabytes costs, and the pool saves, is not the allocation itself but
-// the collections it causes, the zeroing and the page faults of memory
-// the runtime had given back to the system: about a sixth of a CNN
-// training step (docs/PERFORMANCE.md, issue 32, round two).
+// window indices, are lent from a pool and come back to it when the
+// garbage collector finds them unreachable, so that a training loop, whose
+// steps make tensors of the same sizes over and over, stops allocating
+// after its first steps. What a fresh allocation of megabytes costs, and
+// the pool saves, is not the allocation itself but the collections it
+// causes, the zeroing and the page faults of memory the runtime had given
+// back to the system: about an eighth of a CNN training step
+// (docs/PERFORMANCE.md, issue 32, round two).
 //
 // Whether an array is still in use is the collector's to say, not the
 // graph's: a tensor's storage may be shared by views, kept by the caller
