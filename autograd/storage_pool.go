@@ -35,7 +35,7 @@ import (
 // takes its buffers from the pool allocates too little for the runtime to
 // start one. So take runs the collector itself when it finds no free array
 // and at least max(poolGarbage, what was lent after the last collection,
-// half the live heap) has been lent since, as the GPU device's pool does
+// half the heap the collector scans) has been lent since, as the GPU device's pool does
 // (gpu/autograd_pool.go).
 // Free arrays not asked for over two such collections are dropped, and the
 // free lists hold at most poolMaxFree bytes (an eighth of the memory limit
@@ -144,7 +144,7 @@ func (p *storagePool[T]) lend(n int) ([]T, bool) {
 		p.liveAtGC = p.lent
 	}
 	s := p.takeFree(n)
-	if s == nil && !p.collecting && p.lent >= p.liveAtGC+max(poolGarbage, p.liveAtGC, heapLive()/2) {
+	if s == nil && !p.collecting && p.lent >= p.liveAtGC+max(poolGarbage, p.liveAtGC, heapScan()/2) {
 		p.collecting = true
 		p.mu.Unlock()
 		collect()
@@ -165,12 +165,15 @@ func (p *storagePool[T]) lend(n int) ([]T, bool) {
 	return s, recycled
 }
 
-// heapLive is the heap the last collection found live, in bytes: a forced
-// collection costs time in proportion to it, so take runs one no sooner
+// heapScan is the heap the collector has to scan, in bytes: a forced
+// collection costs time in proportion to it (arrays of numbers, such as a
+// data set or the pool's own, are not scanned), so take runs one no sooner
 // than after half that much has been lent (at most twice as often as the
-// runtime's own pacing at GOGC=100 would).
-func heapLive() int {
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+// runtime's own pacing at GOGC=100 would for such a heap). A threshold
+// grown with arrays that are not scanned would only spread the pool's
+// arrays over more memory than the caches hold.
+func heapScan() int {
+	sample := []metrics.Sample{{Name: "/gc/scan/heap:bytes"}}
 	metrics.Read(sample)
 	if sample[0].Value.Kind() != metrics.KindUint64 {
 		return 0

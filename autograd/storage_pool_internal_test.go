@@ -63,9 +63,10 @@ func TestFreeUnusedMemoryEmptiesThePool(t *testing.T) {
 	}
 }
 
-// TestDirtyOutputsFullyWritten: Conv2d and MaxPool2d take their outputs
-// from the pool without zeroing them; with the pool's free arrays of those
-// lengths full of NaN, the results still match the definition.
+// TestDirtyOutputsFullyWritten: Conv2d, MaxPool2d, MatMul, the binary
+// ops and the elementwise maps take their outputs from the pool without
+// zeroing them; with the pool's free arrays of those lengths full of NaN,
+// the results still match the definition.
 func TestDirtyOutputsFullyWritten(t *testing.T) {
 	const n, c, o, h = 2, 3, 4, 80 // outputs of 2·4·80·80 and 2·3·40·40 elements, both pooled
 	poison := func(shape ...int) {
@@ -95,6 +96,26 @@ func TestDirtyOutputsFullyWritten(t *testing.T) {
 	for i, v := range want {
 		if float64(got.f32[i]) != v { // small integers: exact in float32
 			t.Fatalf("Conv2d element %d: %v, want %v", i, got.f32[i], v)
+		}
+	}
+	// Products (k = 0 too), broadcast binary ops and elementwise maps.
+	a, b := Full(Float32, 1, 100, 3), Full(Float32, 2, 3, 100)
+	for _, k := range []int{3, 0} {
+		poison(100, 100)
+		got := MatMul(Narrow(a, 1, 0, k), Narrow(b, 0, 0, k))
+		for i, v := range got.f32 {
+			if v != float32(2*k) {
+				t.Fatalf("MatMul with %d terms, element %d: %v, want %v", k, i, v, 2*k)
+			}
+		}
+	}
+	poison(100, 100)
+	sum := Add(Full(Float32, 1, 100, 1), Full(Float32, 2, 1, 100))
+	poison(100, 100)
+	e := Exp(Zeros(Float32, 100, 100))
+	for i := range sum.f32 {
+		if sum.f32[i] != 3 || e.f32[i] != 1 {
+			t.Fatalf("element %d: Add %v (want 3), Exp %v (want 1)", i, sum.f32[i], e.f32[i])
 		}
 	}
 	poison(n, c, h/2, h/2)

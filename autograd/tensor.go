@@ -205,10 +205,10 @@ func (t *Tensor) Clone() *Tensor {
 	}
 	c := &Tensor{shape: cloneInts(t.shape), dtype: t.dtype}
 	if t.dtype == Float64 {
-		c.f64 = allocStorage[float64](len(t.f64))
+		c.f64 = pool64.takeDirty(len(t.f64)) // the copy writes every element
 		copy(c.f64, t.f64)
 	} else {
-		c.f32 = allocStorage[float32](len(t.f32))
+		c.f32 = pool32.takeDirty(len(t.f32))
 		copy(c.f32, t.f32)
 	}
 	return c
