@@ -51,7 +51,7 @@ import (
 const (
 	poolMinBytes = 32 << 10  // the runtime's largest small object
 	poolMaxLen   = 1 << 24   // elements: 64 MiB of float32
-	poolGarbage  = 8 << 20   // bytes
+	poolGarbage  = 4 << 20   // bytes
 	poolMaxFree  = 256 << 20 // bytes
 )
 
