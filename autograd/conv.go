@@ -160,7 +160,7 @@ func conv2dGeom(xShape, wShape []int, cfg Conv2dConfig) convGeom {
 
 // convOp is the convolution of geometry g, plus bias (nil for none).
 func convOp(g convGeom, x, w, bias *Tensor) *Tensor {
-	out := Empty(deviceOf("Conv2d", x, w, bias), x.dtype, g.n, g.o, g.oh, g.ow)
+	out := emptyFor(deviceOf("Conv2d", x, w, bias), x.dtype, g.n, g.o, g.oh, g.ow) // every element written
 	switch {
 	case out.dev != nil:
 		kernelsOf[ConvKernels]("Conv2d", out.dev, "ConvKernels").Conv2d(out, x, w, g.export())
@@ -342,28 +342,43 @@ func (g convGeom) blocks() int { return (g.n + convBlock - 1) / convBlock }
 
 // convForward computes out = conv(x, w) + bias (bias may be nil): per
 // sample and group, im2col then one Gemm W_g · col written straight into
-// the sample's output planes (rows o, columns oh·ow), then the bias.
+// the sample's output planes (rows o, columns oh·ow). The bias is the
+// product's last term: a row of ones under the columns and the bias as
+// the weight's last column, so the Gemm adds it to each finished sum
+// without a pass of its own. While the product's terms fit in one of the
+// Gemm's blocks (fewer than 256 rows of columns: C/groups·KH·KW < 256),
+// that is the sum and then one rounded addition, the bits of adding the
+// bias afterwards; past it, the bias joins the last block's sum.
 func convForward[T Float](g convGeom, out, x, w, bias []T) {
-	inPlane, wGroup, cols, og := g.cg()*g.h*g.w, g.og()*g.rows(), g.cols(), g.og()
-	parallelForCost(g.blocks(), convBlock*g.o*g.rows()*cols, func(lo, hi int) {
-		colBuf := getScratch[T](g.rows() * cols)
+	inPlane, cols, og, k := g.cg()*g.h*g.w, g.cols(), g.og(), g.rows()
+	wk := w
+	if bias != nil { // [W_g | b_g] per group
+		k++
+		wkBuf := getScratch[T](g.o * k)
+		defer putScratch(wkBuf)
+		wk = *wkBuf
+		for oc := range g.o {
+			copy(wk[oc*k:], w[oc*g.rows():(oc+1)*g.rows()])
+			wk[oc*k+g.rows()] = bias[oc]
+		}
+	}
+	parallelForCost(g.blocks(), convBlock*g.o*k*cols, func(lo, hi int) {
+		colBuf := getScratch[T](k * cols)
 		defer putScratch(colBuf)
 		col := *colBuf
+		if bias != nil { // im2col leaves the last row as it is
+			ones := col[g.rows()*cols : (g.rows()+1)*cols]
+			for i := range ones {
+				ones[i] = 1
+			}
+		}
 		for b := lo; b < hi; b++ {
 			n0, n1 := g.blockRange(b)
 			for n := n0; n < n1; n++ {
 				for gi := range g.groups {
 					im2col(g, col, cols, x[(n*g.groups+gi)*inPlane:])
 					dst := out[(n*g.o+gi*og)*cols : (n*g.o+(gi+1)*og)*cols]
-					gemm(false, false, og, cols, g.rows(), w[gi*wGroup:(gi+1)*wGroup], g.rows(), col, cols, 0, dst, cols, 1)
-				}
-				if bias != nil {
-					for oc := range g.o {
-						dst := out[(n*g.o+oc)*cols : (n*g.o+oc+1)*cols]
-						for i := range dst {
-							dst[i] += bias[oc]
-						}
-					}
+					gemm(false, false, og, cols, k, wk[gi*og*k:(gi+1)*og*k], k, col, cols, 0, dst, cols, 1)
 				}
 			}
 		}

@@ -53,7 +53,7 @@ func mapSlice[T Float](dst, src []T, f func(float64) float64) {
 // mapUnary returns f applied to every element of t, with t's dtype and shape.
 // It records nothing, and runs on the CPU alone (see unaryOn).
 func mapUnary(t *Tensor, f func(float64) float64) *Tensor {
-	out := ZerosLike(t)
+	out := emptyFor(nil, t.dtype, t.shape...) // mapSlice writes every element
 	if t.dtype == Float64 {
 		mapSlice(out.f64, t.f64, f)
 	} else {
@@ -161,7 +161,7 @@ func arithRow[T Float](op arithOp) rowFunc[T] {
 func binary(op string, a, b *Tensor, row32 rowFunc[float32], row64 rowFunc[float64]) *Tensor {
 	checkDType(op, a, b)
 	shape := broadcastShapes(op, a.shape, b.shape)
-	out := Zeros(a.dtype, shape...)
+	out := emptyFor(nil, a.dtype, shape...) // the row functions write every element
 	if a.dtype == Float64 {
 		binaryKernel(out.f64, a.f64, b.f64, shape, a.shape, b.shape, row64)
 	} else {

@@ -135,7 +135,7 @@ func gemmBatch(op string, a, b *Tensor, ta, tb bool) *Tensor {
 		kernelsOf[MatMulKernels](op, dev, "MatMulKernels").MatMul(out, a, b, ta, tb)
 		return out
 	}
-	out := Zeros(a.dtype, append(cloneInts(batch), n, m)...)
+	out := emptyFor(nil, a.dtype, append(cloneInts(batch), n, m)...) // gemm with beta 0 writes every element
 	sa, sb := broadcastStrides(aBatch, batch), broadcastStrides(bBatch, batch)
 	bs := stridesOf(batch)
 	for i := range numel(batch) {

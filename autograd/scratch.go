@@ -1,42 +1,33 @@
 package autograd
 
-import "sync"
+import "github.com/dlca/dlca/internal/buffers"
 
 // Scratch buffers: the working memory of a kernel that no tensor ever
 // holds (im2col columns, gathered gradients, per-block partial sums),
-// taken from a pool and given back when the kernel returns, so that a
-// training loop does not allocate them step after step. Tensors are not
-// pooled on the CPU: a tensor's storage may be shared by views and kept by
-// the caller, and nothing tracks its last user (the GPU device knows it
-// through its storage objects, see gpu/autograd_pool.go).
+// taken from a free list and given back when the kernel returns, so that a
+// training loop does not allocate them step after step. Tensors' own
+// arrays come from the storage pool (storage_pool.go), which learns of
+// their last use from the collector.
 
-var scratch32, scratch64 sync.Pool // of *[]float32, *[]float64
+var scratch32 buffers.List[float32]
+var scratch64 buffers.List[float64]
 
-// getScratch returns a buffer of n elements, its contents undefined, and
-// the function that gives it back.
+// getScratch returns a buffer of n elements, its contents undefined; give
+// it back with putScratch.
 func getScratch[T Float](n int) *[]T {
-	pool := &scratch32
 	var zero T
 	if _, ok := any(zero).(float64); ok {
-		pool = &scratch64
+		return any(scratch64.Get(n)).(*[]T)
 	}
-	if p, ok := pool.Get().(*[]T); ok {
-		if cap(*p) >= n {
-			*p = (*p)[:n]
-			return p
-		}
-		pool.Put(p)
-	}
-	s := make([]T, n)
-	return &s
+	return any(scratch32.Get(n)).(*[]T)
 }
 
 // putScratch gives back a buffer from getScratch.
 func putScratch[T Float](p *[]T) {
 	var zero T
 	if _, ok := any(zero).(float64); ok {
-		scratch64.Put(p)
+		scratch64.Put(any(p).(*[]float64))
 		return
 	}
-	scratch32.Put(p)
+	scratch32.Put(any(p).(*[]float32))
 }

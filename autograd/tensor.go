@@ -66,9 +66,9 @@ func New64(data []float64, shape ...int) *Tensor {
 func Zeros(dtype DType, shape ...int) *Tensor {
 	n := numel(shape)
 	if dtype == Float64 {
-		return New64(make([]float64, n), shape...)
+		return New64(allocStorage[float64](n), shape...)
 	}
-	return New(make([]float32, n), shape...)
+	return New(allocStorage[float32](n), shape...)
 }
 
 // Full returns a tensor of the given dtype and shape with every element v.
@@ -205,9 +205,11 @@ func (t *Tensor) Clone() *Tensor {
 	}
 	c := &Tensor{shape: cloneInts(t.shape), dtype: t.dtype}
 	if t.dtype == Float64 {
-		c.f64 = append([]float64(nil), t.f64...)
+		c.f64 = pool64.takeDirty(len(t.f64)) // the copy writes every element
+		copy(c.f64, t.f64)
 	} else {
-		c.f32 = append([]float32(nil), t.f32...)
+		c.f32 = pool32.takeDirty(len(t.f32))
+		copy(c.f32, t.f32)
 	}
 	return c
 }

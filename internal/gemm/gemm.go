@@ -3,6 +3,8 @@ package gemm
 import (
 	"runtime"
 	"sync"
+
+	"github.com/dlca/dlca/internal/buffers"
 )
 
 // Block sizes: kc terms of the reduction per packed panel pair, mc rows of
@@ -38,16 +40,13 @@ type kernel[T Float] struct {
 	// micro sets the mr×nr tile at c (row stride ldc) to the sum over p
 	// < k of ap[p*mr+i]·bp[p*nr+j], or adds that sum to it when add.
 	micro func(k int, ap, bp, c []T, ldc int, add bool)
-	pool  sync.Pool // of *[]T packing buffers
+	pool  buffers.List[T] // packing buffers
 }
 
-// buffers returns a packing buffer of at least n elements.
-func (kn *kernel[T]) buffer(n int) *[]T {
-	if p, ok := kn.pool.Get().(*[]T); ok && len(*p) >= n {
-		return p
-	}
-	s := make([]T, n)
-	return &s
+// FreeBuffers lets go of the packing buffers kept between products.
+func FreeBuffers() {
+	f32Kernel.pool.Clear()
+	f64Kernel.pool.Clear()
 }
 
 // MinWork is the number of multiply-adds (m·n·k) below which a product runs
@@ -128,8 +127,8 @@ func scale[T Float](m, n int, beta T, c []T, ldc int) {
 // serial computes the product on the calling goroutine, beta being 0 or 1.
 func serial[T Float](kn *kernel[T], ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	mr, nr := kn.mr, kn.nr
-	bufA := kn.buffer(mc * kc)
-	bufB := kn.buffer(min(nc, (n+nr-1)/nr*nr) * kc)
+	bufA := kn.pool.Get(mc * kc)
+	bufB := kn.pool.Get(min(nc, (n+nr-1)/nr*nr) * kc)
 	defer kn.pool.Put(bufA)
 	defer kn.pool.Put(bufB)
 	ap, bp := *bufA, *bufB

@@ -16,8 +16,9 @@ import (
 // least the smallest activation, the 32×10 logits (1.25 KiB with its
 // header), 950 times: 1.2 MiB, over twice the tolerance, while what may
 // legitimately differ between the two readings is the runtime's own
-// bookkeeping and the pools' buffers, which the two collections before
-// each reading empty. Both readings follow full collections.
+// bookkeeping and the pools' buffers, which FreeUnusedMemory and the two
+// collections before each reading empty. Both readings follow full
+// collections.
 func TestHeapFlatOverMLPSteps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("1,000 training steps")
@@ -37,6 +38,7 @@ func TestHeapFlatOverMLPSteps(t *testing.T) {
 		}
 	}
 	live := func() uint64 {
+		autograd.FreeUnusedMemory() // the storage pool's free arrays are not live data
 		runtime.GC()
 		runtime.GC() // the second empties the sync.Pools' victim caches
 		var ms runtime.MemStats
