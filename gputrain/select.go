@@ -14,10 +14,9 @@ const Devices = "cpu|gpu|gpu-autograd|auto"
 // SelectEngine returns the training engine that a -device flag names, and
 // a description of what it chose for logs and run records:
 //
-//   - "cpu": bptt's CPU engine;
-//   - "gpu" and "auto": package gpu's recorded CA engine (gpu.SelectEngine),
-//     auto on a hardware GPU only, else the CPU engine (a software adapter
-//     such as lavapipe is far slower than the CPU);
+//   - "cpu", "gpu" and "auto": gpu.SelectEngine's choice (bptt's CPU
+//     engine, or package gpu's recorded CA engine: auto on a hardware GPU
+//     only, else the CPU engine);
 //   - "gpu-autograd": this package's engine (the captured autograd step) on
 //     the best adapter, an error if there is none. It is not the default
 //     yet: a checkerboard iteration takes 1,094 dispatches on a hardware
@@ -28,10 +27,7 @@ const Devices = "cpu|gpu|gpu-autograd|auto"
 // Its engine owns the device it opens and closes it with the engine.
 func SelectEngine(device string, setup bptt.Setup, log io.Writer) (bptt.Engine, string, error) {
 	switch device {
-	case "cpu":
-		e, err := bptt.NewCPU(setup)
-		return e, "cpu", err
-	case "gpu", "auto":
+	case "cpu", "gpu", "auto":
 		return gpu.SelectEngine(device, setup, log)
 	case "gpu-autograd":
 	default:

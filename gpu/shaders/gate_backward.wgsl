@@ -1,12 +1,12 @@
-// uses: params
+// uses: params, gate_sums, gate_input_grad
 // gate_backward.wgsl: a gate layer's whole backward pass in one dispatch,
 // gate_sums.wgsl and gate_backward_input.wgsl side by side (they read the
 // same x, gy and coefficients and write different buffers, so neither waits
 // for the other): the first groups*out workgroups of the work each add one
 // gate's four per-gate sums into sums, as gate_sums.wgsl; the workgroups
 // after them each compute 64 elements of gx, as gate_backward_input.wgsl.
-// Every value is computed as in those kernels, in the same order: the same
-// bits.
+// The bodies are those kernels' own (lib/gate_sums.wgsl,
+// lib/gate_input_grad.wgsl): the same bits.
 //
 // Entry point: main; workgroup size 64; each workgroup takes the work items
 // wid.x, wid.x + num_workgroups.x, ... of groups*out + ceil(len(gx) / 64):
@@ -35,8 +35,6 @@
 @group(0) @binding(7) var<storage, read_write> gx: array<f32>;
 @group(0) @binding(8) var<storage, read_write> sums: array<f32>;
 
-var<workgroup> partial: array<vec4<f32>, 64>;
-
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) t: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
     let rows = params.rows;
@@ -51,71 +49,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         } else {
             let i = (v - n_gates) * 64u + t;
             if (i < n_gx) {
-                gx[i] = inputGrad(i, shared_x);
+                gx[i] = gateInputGrad(i, shared_x);
             }
         }
     }
-}
-
-// gateSums adds gate k's four sums (gate_sums.wgsl's loop body).
-fn gateSums(k: u32, t: u32) {
-    let rows = params.rows;
-    let g = k / params.out;
-    let o = k % params.out;
-    let fa = (g * params.x_group_stride + wiring[2u * o]) * rows;
-    let fb = (g * params.x_group_stride + wiring[2u * o + 1u]) * rows;
-    var s = vec4<f32>(0.0);
-    for (var r = t; r < rows; r += 64u) {
-        let a = x[fa + r];
-        let b = x[fb + r];
-        let d = gy[k * rows + r];
-        s += vec4<f32>(d, d * a, d * b, d * a * b);
-    }
-    partial[t] = s;
-    workgroupBarrier();
-    for (var half = 32u; half > 0u; half /= 2u) {
-        if (t < half) {
-            partial[t] += partial[t + half];
-        }
-        workgroupBarrier();
-    }
-    if (t == 0u) {
-        let c = (params.gate_base + k) * 4u;
-        sums[c] += partial[0].x;
-        sums[c + 1u] += partial[0].y;
-        sums[c + 2u] += partial[0].z;
-        sums[c + 3u] += partial[0].w;
-    }
-    workgroupBarrier(); // partial is reused for the next gate
-}
-
-// inputGrad is element i of gx (gate_backward_input.wgsl's loop body).
-fn inputGrad(i: u32, shared_x: bool) -> f32 {
-    let rows = params.rows;
-    let f = i / rows; // feature: x group * in + j
-    let r = i % rows;
-    let j = f % params.in_width;
-    var g_first = f / params.in_width;
-    var g_end = g_first + 1u;
-    if (shared_x) {
-        g_first = 0u;
-        g_end = params.groups;
-    }
-    var total = 0.0;
-    for (var g = g_first; g < g_end; g++) {
-        let xbase = g * params.x_group_stride;
-        for (var e = rev_start[j]; e < rev_start[j + 1u]; e++) {
-            let o = rev_entry[e] / 2u;
-            let k = g * params.out + o;
-            let c = (params.gate_base + k) * 4u;
-            var d: f32;
-            if ((rev_entry[e] & 1u) == 0u) {
-                d = coeffs[c + 1u] + coeffs[c + 3u] * x[(xbase + wiring[2u * o + 1u]) * rows + r];
-            } else {
-                d = coeffs[c + 2u] + coeffs[c + 3u] * x[(xbase + wiring[2u * o]) * rows + r];
-            }
-            total += gy[k * rows + r] * d;
-        }
-    }
-    return total;
 }

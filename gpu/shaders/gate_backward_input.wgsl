@@ -1,4 +1,4 @@
-// uses: params
+// uses: params, gate_input_grad
 // gate_backward_input.wgsl: gradient of a gate layer's input, feature-major
 // as the gates package's BackwardSoftFM (its CPU twin), gathered through the
 // reverse index (WGSL has no float atomics, and a gather in a fixed order is
@@ -33,35 +33,9 @@
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let rows = params.rows;
     let shared_x = params.x_group_stride == 0u;
     let x_groups = select(params.groups, 1u, shared_x);
-    for (var i = gid.x; i < x_groups * params.in_width * rows; i += nwg.x * 64u) {
-        let f = i / rows; // feature: x group * in + j
-        let r = i % rows;
-        let j = f % params.in_width;
-        var g_first = f / params.in_width;
-        var g_end = g_first + 1u;
-        if (shared_x) {
-            g_first = 0u;
-            g_end = params.groups;
-        }
-        var total = 0.0;
-        for (var g = g_first; g < g_end; g++) {
-            let xbase = g * params.x_group_stride;
-            for (var e = rev_start[j]; e < rev_start[j + 1u]; e++) {
-                let o = rev_entry[e] / 2u;
-                let k = g * params.out + o;
-                let c = (params.gate_base + k) * 4u;
-                var d: f32;
-                if ((rev_entry[e] & 1u) == 0u) {
-                    d = coeffs[c + 1u] + coeffs[c + 3u] * x[(xbase + wiring[2u * o + 1u]) * rows + r];
-                } else {
-                    d = coeffs[c + 2u] + coeffs[c + 3u] * x[(xbase + wiring[2u * o]) * rows + r];
-                }
-                total += gy[k * rows + r] * d;
-            }
-        }
-        gx[i] = total;
+    for (var i = gid.x; i < x_groups * params.in_width * params.rows; i += nwg.x * 64u) {
+        gx[i] = gateInputGrad(i, shared_x);
     }
 }
